@@ -1,0 +1,103 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
+/*
+ * cxib hardware interface: byte order and bit-field accessors.
+ *
+ * Shared by the kernel driver and the device model, so only <linux/types.h> is used.
+ *
+ * A field is named by one macro that expands to "dword, high bit, low bit", counted as in the
+ * PRM: dword N is the big-endian 32-bit word at byte offset 4*N of its structure and bit 31 is
+ * its most significant bit.  For example
+ *
+ *	#define CXIB_ISEG_CMDIF_REV	1, 31, 16
+ *
+ * Every access goes through the accessors below; nothing else shifts or masks by hand.
+ */
+#ifndef _CXIB_BITS_H
+#define _CXIB_BITS_H
+
+#include <linux/types.h>
+
+#ifndef __force
+#define __force
+#endif
+
+static inline __u32 cxib_be32_to_host(__be32 v)
+{
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	return __builtin_bswap32((__force __u32)v);
+#else
+	return (__force __u32)v;
+#endif
+}
+
+static inline __be32 cxib_host_to_be32(__u32 v)
+{
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	return (__force __be32)__builtin_bswap32(v);
+#else
+	return (__force __be32)v;
+#endif
+}
+
+static inline __u64 cxib_be64_to_host(__be64 v)
+{
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	return __builtin_bswap64((__force __u64)v);
+#else
+	return (__force __u64)v;
+#endif
+}
+
+static inline __be64 cxib_host_to_be64(__u64 v)
+{
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	return (__force __be64)__builtin_bswap64(v);
+#else
+	return (__force __be64)v;
+#endif
+}
+
+/* Mask of bits hi..lo (inclusive) of a 32-bit word, 0 <= lo <= hi <= 31. */
+#define CXIB_MASK(hi, lo) \
+	((__u32)((0xffffffffULL >> (31 - (hi))) & ~((1ULL << (lo)) - 1)))
+
+/*
+ * Every accessor takes the field macro last and is variadic, so the field expands to its
+ * three numbers before the internal helper (which names them) sees it.
+ */
+#define __CXIB_DW(dw, hi, lo)			(dw)
+#define __CXIB_FMASK(dw, hi, lo)		CXIB_MASK(hi, lo)
+#define __CXIB_FIELD_GET(dw, hi, lo, v)	(((__u32)(v) & CXIB_MASK(hi, lo)) >> (lo))
+#define __CXIB_FIELD_PREP(dw, hi, lo, x)	(((__u32)(x) << (lo)) & CXIB_MASK(hi, lo))
+#define __CXIB_GET(p, dw, hi, lo)					\
+	__CXIB_FIELD_GET(dw, hi, lo, cxib_be32_to_host(((const __be32 *)(p))[dw]))
+#define __CXIB_SET(p, dw, hi, lo, x)					\
+	do {								\
+		__be32 *__w = &((__be32 *)(p))[dw];			\
+		__u32 __v = cxib_be32_to_host(*__w) & ~CXIB_MASK(hi, lo); \
+									\
+		*__w = cxib_host_to_be32(__v |				\
+					 __CXIB_FIELD_PREP(dw, hi, lo, x)); \
+	} while (0)
+
+/* Dword index, byte offset and in-dword mask of a field: CXIB_OFFSET(CXIB_ISEG_CMDIF_REV). */
+#define CXIB_DW(...)		__CXIB_DW(__VA_ARGS__)
+#define CXIB_OFFSET(...)	(4 * __CXIB_DW(__VA_ARGS__))
+#define CXIB_FMASK(...)		__CXIB_FMASK(__VA_ARGS__)
+
+/*
+ * Extract / place a field in a host-order copy of its dword (e.g. an MMIO register value):
+ * CXIB_FIELD_GET(CXIB_ISEG_CMDIF_REV, v), CXIB_FIELD_PREP(CXIB_ISEG_CMDIF_REV, 5).
+ */
+#define CXIB_FIELD_GET(...)	__CXIB_FIELD_GET(__VA_ARGS__)
+#define CXIB_FIELD_PREP(...)	__CXIB_FIELD_PREP(__VA_ARGS__)
+
+/*
+ * Read / write a field of a big-endian structure viewed as an array of __be32:
+ * CXIB_GET(p, FIELD) and CXIB_SET(p, FIELD, value).  CXIB_SET leaves the other bits of the
+ * dword alone.
+ */
+#define CXIB_GET(p, ...)	__CXIB_GET(p, __VA_ARGS__)
+#define CXIB_SET(p, ...)	__CXIB_SET(p, __VA_ARGS__)
+
+#endif /* _CXIB_BITS_H */
