@@ -1,0 +1,249 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * cxfw core: device lifecycle, worker entry, port events, fault injection, statistics.
+ *
+ * Design
+ * ------
+ * The core is one struct cxfw_dev per HCA, with no global mutable state.  It talks to its
+ * host only through struct cxfw_platform (DMA, MSI-X, clock, kick, port_send, log) and
+ * never includes a QEMU header.
+ *
+ *  - iseg.c   BAR0 register file.  The initialization segment is not stored as a byte image;
+ *             each 32-bit register is computed on access from the device state (PRM section
+ *             1.3) and laid out big-endian, so 1/2/4/8-byte accesses are plain byte-lane
+ *             extraction.  MMIO values are BAR bytes in little-endian order (see cxfw.h).
+ *             Time-derived registers (initializing, internal_timer, health_counter) are
+ *             computed lazily from platform->clock_ns(): nothing ticks in the background.
+ *  - cmd.c    command engine.  A doorbell write only records the slot bits and calls
+ *             platform->kick(); cxfw_process(), in the platform's worker, reads each rung
+ *             entry by DMA, executes it and hands it back (output, delivery status, then
+ *             ownership cleared in a second DMA so software never sees ownership before the
+ *             output).  Until command execution lands, every well-formed command completes
+ *             with output status BAD_OP.
+ *  - core.c   create/destroy/reset, process, port link and receive, inject_fatal, stats.
+ *
+ * Locking: dev->lock (a pthread mutex) protects all mutable state.  It is held only for
+ * register-sized critical sections and never across a platform callback, because a DMA may
+ * target our own BAR (re-entering cxfw_mmio_*) and QEMU callbacks may take the BQL.
+ * cxfw_process() is never concurrent with itself, so the engine's per-slot work needs no
+ * lock beyond snapshotting the registers it uses.
+ *
+ * Power-on / reset state: cmdq address 0, nic_interface 0, no pending doorbells, healthy,
+ * "initializing" for cfg.init_delay_ms, health counter restarted.  Reset keeps the
+ * statistics, the port link state (a cable property) and the free-running internal timer.
+ *
+ * Fatal state (cxfw_inject_fatal): health buffer RFR=1, valid=1, severity=2 (critical), synd;
+ * health_counter[31:24] = synd and [23:0] frozen; doorbells are then accepted but ignored
+ * (the firmware is dead) until cxfw_reset().  nic_interface is left as the driver wrote it.
+ *
+ * Knobs (struct cxfw_config): pci_device_id (reported as health hw_id), fw_major/minor/
+ * subminor, init_delay_ms, device_frequency_khz (internal timer rate; 0 = timer reads 0),
+ * num_msix, num_ports (1..2), log_cmdq_size (1..5), serial/node_guid.
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cxfw_priv.h"
+
+/* Default identity: a ConnectX-4 IB function running firmware 12.28.1002. */
+#define CXFW_DEFAULT_FW_MAJOR		12
+#define CXFW_DEFAULT_FW_MINOR		28
+#define CXFW_DEFAULT_FW_SUBMINOR	1002
+#define CXFW_DEFAULT_INIT_DELAY_MS	10
+#define CXFW_DEFAULT_FREQ_KHZ		156250	/* 156.25 MHz, a typical ConnectX-4 clock */
+#define CXFW_DEFAULT_NUM_MSIX		8
+
+/* Node GUID derived from the serial: Mellanox OUI 00:02:c9, then 03:00, then the serial. */
+#define CXFW_GUID_PREFIX		0x0002c90300000000ull
+
+#define CXFW_LOG_LINE_MAX		256
+
+void cxfw_log(struct cxfw_dev *dev, enum cxfw_log_level level, const char *fmt, ...)
+{
+	char line[CXFW_LOG_LINE_MAX];
+	va_list ap;
+
+	if (!dev->plat.log)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(line, sizeof(line), fmt, ap);
+	va_end(ap);
+	dev->plat.log(dev->plat.opaque, level, line);
+}
+
+uint64_t cxfw_now(struct cxfw_dev *dev)
+{
+	return dev->plat.clock_ns(dev->plat.opaque);
+}
+
+void cxfw_stat_add(struct cxfw_dev *dev, uint64_t *counter, uint64_t n)
+{
+	pthread_mutex_lock(&dev->lock);
+	*counter += n;
+	pthread_mutex_unlock(&dev->lock);
+}
+
+void cxfw_config_defaults(struct cxfw_config *cfg)
+{
+	memset(cfg, 0, sizeof(*cfg));
+	cfg->pci_device_id = CXIB_PCI_DEVICE_CX4;
+	cfg->fw_major = CXFW_DEFAULT_FW_MAJOR;
+	cfg->fw_minor = CXFW_DEFAULT_FW_MINOR;
+	cfg->fw_subminor = CXFW_DEFAULT_FW_SUBMINOR;
+	cfg->init_delay_ms = CXFW_DEFAULT_INIT_DELAY_MS;
+	cfg->device_frequency_khz = CXFW_DEFAULT_FREQ_KHZ;
+	cfg->num_msix = CXFW_DEFAULT_NUM_MSIX;
+	cfg->num_ports = 1;
+	cfg->log_cmdq_size = CXIB_LOG_CMDQ_SIZE_MAX;
+}
+
+static bool cxfw_config_valid(const struct cxfw_config *cfg)
+{
+	return cfg->num_ports >= 1 && cfg->num_ports <= CXFW_MAX_PORTS &&
+	       cfg->num_msix >= 1 && cfg->num_msix <= CXFW_MAX_MSIX &&
+	       cfg->log_cmdq_size >= CXFW_LOG_CMDQ_SIZE_MIN &&
+	       cfg->log_cmdq_size <= CXIB_LOG_CMDQ_SIZE_MAX;
+}
+
+static bool cxfw_platform_valid(const struct cxfw_platform *plat)
+{
+	return plat->dma_read && plat->dma_write && plat->msix_notify && plat->clock_ns &&
+	       plat->kick;
+}
+
+/* Back to the power-on register state; lock held (or device not yet shared). */
+static void cxfw_power_on_state(struct cxfw_dev *dev, uint64_t now)
+{
+	dev->reset_ns = now;
+	dev->cmdq_addr_h = 0;
+	dev->cmdq_addr_l = 0;
+	dev->nic_interface = CXIB_NIC_IF_FULL_DRIVER;
+	dev->cmd_pending = 0;
+	dev->fatal = false;
+	dev->health_synd = 0;
+	dev->health_time = 0;
+	dev->frozen_counter = 0;
+}
+
+struct cxfw_dev *cxfw_create(const struct cxfw_config *cfg, const struct cxfw_platform *plat)
+{
+	struct cxfw_dev *dev;
+
+	if (!cfg || !plat || !cxfw_config_valid(cfg) || !cxfw_platform_valid(plat))
+		return NULL;
+
+	dev = calloc(1, sizeof(*dev));
+	if (!dev)
+		return NULL;
+	if (pthread_mutex_init(&dev->lock, NULL)) {
+		free(dev);
+		return NULL;
+	}
+	dev->cfg = *cfg;
+	dev->plat = *plat;
+	dev->node_guid = cfg->node_guid ? cfg->node_guid : CXFW_GUID_PREFIX | cfg->serial;
+	dev->power_on_ns = cxfw_now(dev);
+	cxfw_power_on_state(dev, dev->power_on_ns);
+
+	cxfw_log(dev, CXFW_LOG_INFO,
+		 "cxfw: created device 0x%04x fw %u.%u.%u serial %u, %u port(s), %u cmdq slots",
+		 cfg->pci_device_id, cfg->fw_major, cfg->fw_minor, cfg->fw_subminor,
+		 cfg->serial, cfg->num_ports, cxfw_cmdq_slots(dev));
+	return dev;
+}
+
+void cxfw_destroy(struct cxfw_dev *dev)
+{
+	if (!dev)
+		return;
+	pthread_mutex_destroy(&dev->lock);
+	free(dev);
+}
+
+void cxfw_reset(struct cxfw_dev *dev)
+{
+	uint64_t now = cxfw_now(dev);
+
+	pthread_mutex_lock(&dev->lock);
+	cxfw_power_on_state(dev, now);
+	pthread_mutex_unlock(&dev->lock);
+	cxfw_log(dev, CXFW_LOG_INFO, "cxfw: reset");
+}
+
+void cxfw_process(struct cxfw_dev *dev)
+{
+	cxfw_cmd_process(dev);
+}
+
+static bool cxfw_port_valid(struct cxfw_dev *dev, unsigned int port, const char *what)
+{
+	if (port >= 1 && port <= dev->cfg.num_ports)
+		return true;
+	cxfw_log(dev, CXFW_LOG_ERR, "cxfw: %s on nonexistent port %u", what, port);
+	return false;
+}
+
+void cxfw_port_link(struct cxfw_dev *dev, unsigned int port, bool up)
+{
+	bool was;
+
+	if (!cxfw_port_valid(dev, port, "link event"))
+		return;
+	pthread_mutex_lock(&dev->lock);
+	was = dev->stats.link_up[port - 1];
+	dev->stats.link_up[port - 1] = up;
+	pthread_mutex_unlock(&dev->lock);
+	if (was != up)
+		cxfw_log(dev, CXFW_LOG_INFO, "cxfw: port %u link %s", port, up ? "up" : "down");
+}
+
+void cxfw_port_receive(struct cxfw_dev *dev, unsigned int port, const void *pkt, size_t len)
+{
+	bool up;
+
+	if (!cxfw_port_valid(dev, port, "packet"))
+		return;
+	if (!pkt || !len) {
+		cxfw_log(dev, CXFW_LOG_ERR, "cxfw: empty packet on port %u", port);
+		return;
+	}
+	pthread_mutex_lock(&dev->lock);
+	up = dev->stats.link_up[port - 1];
+	if (up)
+		dev->stats.pkts_received++;
+	pthread_mutex_unlock(&dev->lock);
+	if (!up)
+		cxfw_log(dev, CXFW_LOG_DEBUG, "cxfw: port %u down, dropped %zu-byte packet",
+			 port, len);
+	/* No transport yet: the packet is counted and dropped. */
+}
+
+void cxfw_inject_fatal(struct cxfw_dev *dev, uint8_t synd)
+{
+	uint64_t now = cxfw_now(dev);
+
+	if (!synd)
+		synd = CXFW_HEALTH_SYND_FW_INTERNAL;	/* synd 0 would not read as fatal */
+
+	pthread_mutex_lock(&dev->lock);
+	if (!dev->fatal) {
+		dev->frozen_counter = cxfw_iseg_health_counter(dev, now);
+		dev->health_time = (uint32_t)(cxfw_elapsed_ns(now, dev->power_on_ns) /
+					       CXFW_NS_PER_SEC);
+		dev->fatal = true;
+	}
+	dev->health_synd = synd;
+	dev->cmd_pending = 0;
+	pthread_mutex_unlock(&dev->lock);
+	cxfw_log(dev, CXFW_LOG_INFO, "cxfw: firmware fatal injected, health syndrome 0x%02x",
+		 synd);
+}
+
+void cxfw_get_stats(struct cxfw_dev *dev, struct cxfw_stats *st)
+{
+	pthread_mutex_lock(&dev->lock);
+	*st = dev->stats;
+	pthread_mutex_unlock(&dev->lock);
+}

@@ -1,0 +1,102 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * cxfw - functional model of a ConnectX-class (mlx5 PRM) InfiniBand HCA.
+ *
+ * This is the whole interface between the platform-independent core and whatever hosts it
+ * (the QEMU device in firmware/qemu, the fake platform of firmware/tests).  No QEMU type
+ * appears here.  The core never trusts the guest: every address it is given goes through
+ * the platform's DMA callbacks, which may fail, and a failure becomes the PRM's error status.
+ *
+ * Threading: cxfw_mmio_read()/cxfw_mmio_write() run in the caller's context (a vCPU thread
+ * under QEMU) and must stay O(1); anything slower is deferred with platform->kick() and done
+ * by cxfw_process() in the platform's worker thread.  The two may run concurrently; the core
+ * synchronises internally.  cxfw_process() is never run concurrently with itself.
+ */
+#ifndef CXFW_H
+#define CXFW_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct cxfw_dev;
+
+enum cxfw_log_level {
+	CXFW_LOG_ERR,		/* the model or the guest did something wrong */
+	CXFW_LOG_INFO,		/* lifecycle: reset, link up/down, fatal injected */
+	CXFW_LOG_DEBUG,		/* per command / per doorbell */
+};
+
+/* What the core needs from its host.  Every callback gets @opaque back. */
+struct cxfw_platform {
+	void *opaque;
+	/* Guest-physical DMA; 0 on success, -1 if any byte of the range is not accessible. */
+	int (*dma_read)(void *opaque, uint64_t addr, void *buf, size_t len);
+	int (*dma_write)(void *opaque, uint64_t addr, const void *buf, size_t len);
+	/* Raise MSI-X vector @vector (may be called from the worker thread). */
+	void (*msix_notify)(void *opaque, unsigned int vector);
+	/* Monotonic nanoseconds; the only source of time in the core. */
+	uint64_t (*clock_ns)(void *opaque);
+	/* Ask for cxfw_process() to be called soon from the worker (must be cheap, any thread). */
+	void (*kick)(void *opaque);
+	/* Put one packet (wire format) on the cable of @port (1-based); 0 or -1. May be NULL. */
+	int (*port_send)(void *opaque, unsigned int port, const void *pkt, size_t len);
+	/* One log line without trailing newline. May be NULL. */
+	void (*log)(void *opaque, enum cxfw_log_level level, const char *msg);
+};
+
+/* Device knobs, set once at creation (QEMU device properties map onto these). */
+struct cxfw_config {
+	uint16_t pci_device_id;		/* default CXIB_PCI_DEVICE_CX4 */
+	uint64_t node_guid;		/* 0: derived from the serial number */
+	uint32_t serial;		/* per-instance number, distinguishes lab nodes */
+	uint16_t fw_major, fw_minor, fw_subminor;
+	uint32_t init_delay_ms;		/* "initializing" stays set this long after reset */
+	uint32_t device_frequency_khz;	/* rate of the internal timer */
+	unsigned int num_msix;		/* MSI-X vectors the platform provides */
+	unsigned int num_ports;		/* physical ports (1 for now) */
+	unsigned int log_cmdq_size;	/* command queue slots = 2^n, 1..5 (default 5) */
+};
+
+/* Fill @cfg with the defaults (a ConnectX-4 IB function, firmware 12.28.1002). */
+void cxfw_config_defaults(struct cxfw_config *cfg);
+
+/* Create a device in its power-on state; NULL on bad config or no memory. */
+struct cxfw_dev *cxfw_create(const struct cxfw_config *cfg, const struct cxfw_platform *plat);
+void cxfw_destroy(struct cxfw_dev *dev);
+
+/* PCI reset / FLR: back to the power-on state (the platform has quiesced the worker). */
+void cxfw_reset(struct cxfw_dev *dev);
+
+/*
+ * BAR0 access.  @offset is the byte offset in BAR0, @size 1, 2, 4 or 8, @offset aligned to
+ * @size.  Values are the bytes of BAR0 in little-endian order (PCI is little endian; the
+ * mlx5 registers themselves are big-endian, so the guest's ioread32be sees the PRM value).
+ * Out-of-range or misaligned accesses read as zero and are ignored on write (and logged).
+ */
+uint64_t cxfw_mmio_read(struct cxfw_dev *dev, uint64_t offset, unsigned int size);
+void cxfw_mmio_write(struct cxfw_dev *dev, uint64_t offset, uint64_t val, unsigned int size);
+
+/* Worker entry: do all deferred work (command doorbells, ...).  Returns once idle. */
+void cxfw_process(struct cxfw_dev *dev);
+
+/* Cable events from the platform: link state of @port and packets arriving on it. */
+void cxfw_port_link(struct cxfw_dev *dev, unsigned int port, bool up);
+void cxfw_port_receive(struct cxfw_dev *dev, unsigned int port, const void *pkt, size_t len);
+
+/* Fault injection: put the firmware into the fatal state with health syndrome @synd. */
+void cxfw_inject_fatal(struct cxfw_dev *dev, uint8_t synd);
+
+/* Counters for the lab and tests. */
+struct cxfw_stats {
+	uint64_t mmio_reads, mmio_writes;
+	uint64_t cmd_doorbells;		/* slots rung */
+	uint64_t cmds_completed;	/* entries handed back to software */
+	uint64_t dma_errors;		/* DMA the platform refused */
+	uint64_t uar_writes;		/* doorbell/BlueFlame writes to UAR pages */
+	uint64_t pkts_sent, pkts_received;
+	bool link_up[2];		/* per port, index port-1 */
+};
+void cxfw_get_stats(struct cxfw_dev *dev, struct cxfw_stats *st);
+
+#endif /* CXFW_H */
