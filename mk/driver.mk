@@ -1,0 +1,191 @@
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# The build tier: cxib.ko and its static checks.  Included by the top-level Makefile, which
+# sets TOP, KVER, KVER_612, KVER_61 and KDIR.
+#
+#   module        cxib.ko for $(KVER) from $(KDIR), built in the source tree
+#   modules-all   cxib.ko for Debian's 6.12 and 6.1 kernels with W=1, each built in its own
+#                 tree of symlinks build/kmod/<kver>/ and copied to build/kmod/<kver>/cxib.ko
+#   sparse        sparse (C=2) over the driver, for both kernels
+#   checkpatch    checkpatch.pl --strict over the driver and include/cxib
+#   check-build   all of the above but `module`; one summary line per step
+#   clean-build   remove build/kmod and kbuild's artefacts in the source tree (only ours)
+#
+# Any build/kmod/<kver>/cxib.ko is a target of its own (mk/lab.mk's kmod-path uses it).
+
+.PHONY: module modules-all sparse checkpatch check-build clean-build clean FORCE
+
+# MODULE_VERSION, passed to kbuild so that every tree gets the same string.
+CXIB_VERSION := $(or $(if $(wildcard $(TOP)/.git),$(shell git -C $(TOP) describe --always --dirty 2>/dev/null)),0.1)
+
+# Kernels that modules-all, sparse and check-build cover.
+KMOD_KVERS := $(strip $(KVER_612) $(filter-out $(KVER_612),$(KVER_61)))
+KMOD_DIR := $(TOP)/build/kmod
+KMOD_KOS := $(foreach k,$(KMOD_KVERS),$(KMOD_DIR)/$(k)/cxib.ko)
+# The build/kmod trees are always built with W=1, so switching between targets never
+# rebuilds them just for a flag.
+KMOD_W := 1
+# Where kbuild looks for a kernel: $(KDIR) for $(KVER), the installed headers otherwise.
+kdir_of = $(if $(filter $(1),$(KVER)),$(KDIR),/lib/modules/$(1)/build)
+
+# Sources that kbuild reads, relative to $(TOP), and the pattern that picks out diagnostics
+# about them (absolute or relative paths, in gcc, kernel-doc, modpost and sparse output).
+KMOD_SRC_ROOTS := $(patsubst $(TOP)/%,%,$(wildcard $(addprefix $(TOP)/,\
+		  Kbuild drivers/infiniband/hw/cxib include/cxib tests/kunit)))
+CXIB_DIAG_RE := (drivers/infiniband/hw/cxib|include/cxib|tests/kunit)/.*(warning|error|WARNING|ERROR):
+
+# kmod_mirror(tree): make <tree> a tree of symlinks to the current sources (kbuild writes its
+# objects next to the sources, so each kernel gets its own tree).  Links to sources that
+# have gone away are dropped.
+define kmod_mirror
+mkdir -p $(1) && cd $(TOP) && \
+find $(KMOD_SRC_ROOTS) -type f \( -name Kbuild -o -name Makefile -o -name Kconfig \
+	-o -name '*.[ch]' \) ! -name '*.mod.c' | \
+while read -r f; do \
+	case $$f in */*) mkdir -p "$(1)/$${f%/*}" || exit;; esac; \
+	ln -sfn "$(TOP)/$$f" "$(1)/$$f" || exit; \
+done && \
+find $(1) -xtype l -delete
+endef
+
+# kmod_kbuild(kver, log name, extra kbuild arguments): build the module in build/kmod/<kver>
+# quietly, logging to build/kmod/<kver>/<log name>.log.  Fails, printing the log, on an
+# error or on any diagnostic about cxib's files; after a warning the objects are removed,
+# so the next run compiles again and reports it again.  Leaves the log in $$log, the
+# start time in $$t0 and the count of diagnostics outside cxib in $$other.
+define kmod_kbuild
+t0=$$(date +%s); tree=$(KMOD_DIR)/$(1); log=$$tree/$(2).log; \
+if [ ! -d $(call kdir_of,$(1))/ ]; then \
+	echo "$(2) $(1): no kernel build directory $(call kdir_of,$(1)) (scripts/setup installs the headers)" >&2; \
+	exit 1; \
+fi; \
+$(MAKE) -C $(call kdir_of,$(1)) M=$$tree W=$(KMOD_W) CXIB_VERSION=$(CXIB_VERSION) \
+	$(3) modules >$$log 2>&1 || { \
+	cat $$log >&2; echo "$(2) $(1): FAILED (log: $${log#$(TOP)/})" >&2; exit 1; }; \
+if grep -Eq '$(CXIB_DIAG_RE)' $$log; then \
+	cat $$log >&2; \
+	find $$tree -name '*.o' -type f -delete; rm -f $$tree/Module.symvers; \
+	echo "$(2) $(1): FAILED, $$(grep -Ec '$(CXIB_DIAG_RE)' $$log) diagnostics in cxib (log: $${log#$(TOP)/})" >&2; \
+	exit 1; \
+fi; \
+other=$$(grep -Ec '(warning|error):' $$log)
+endef
+
+# ---- module: the in-tree build a developer runs -------------------------------------
+
+module:
+	@if [ ! -d $(KDIR)/ ]; then \
+		echo "module: no kernel build directory $(KDIR) (install linux-headers-$(KVER), or set KDIR=)" >&2; \
+		exit 1; \
+	fi
+	+$(MAKE) -C $(KDIR) M=$(TOP) CXIB_VERSION=$(CXIB_VERSION) modules
+	@echo "module: drivers/infiniband/hw/cxib/cxib.ko for $(KVER), version $(CXIB_VERSION)"
+
+# ---- modules-all and build/kmod/<kver>/cxib.ko ---------------------------------------
+
+modules-all: $(KMOD_KOS)
+ifeq ($(KMOD_KVERS),)
+	@echo "modules-all: no Debian kernel headers found (scripts/setup installs them)" >&2
+	@exit 1
+endif
+	@for ko in $^; do echo "modules-all: $${ko#$(TOP)/}"; done
+
+$(KMOD_DIR)/%/cxib.ko: FORCE
+	+@$(call kmod_mirror,$(KMOD_DIR)/$*)
+	+@$(call kmod_kbuild,$*,build); \
+	ko=$$tree/drivers/infiniband/hw/cxib/cxib.ko; \
+	cmp -s $$ko $@ || cp -p $$ko $@; \
+	printf '%-10s %-24s ok, W=1 clean, %ss%s\n' build $* $$(( $$(date +%s) - t0 )) \
+		"$$( [ $$other = 0 ] || echo ", $$other diagnostics outside cxib (see $${log#$(TOP)/})")"
+
+FORCE:
+
+# ---- sparse -------------------------------------------------------------------------
+
+KMOD_SPARSE := $(addprefix sparse-,$(KMOD_KVERS))
+.PHONY: $(KMOD_SPARSE)
+
+sparse: $(KMOD_SPARSE)
+
+# C=2 checks every file whether or not it is rebuilt; the tree is already built, so this
+# runs sparse only.
+$(KMOD_SPARSE): sparse-%: $(KMOD_DIR)/%/cxib.ko
+	+@$(call kmod_kbuild,$*,sparse,C=2 CF="-D__CHECK_ENDIAN__"); \
+	printf '%-10s %-24s ok, %s files clean, %ss%s\n' sparse $* \
+		$$(grep -c '^ *CHECK ' $$log) $$(( $$(date +%s) - t0 )) \
+		"$$( [ $$other = 0 ] || echo ", $$other diagnostics outside cxib (see $${log#$(TOP)/})")"
+
+# ---- checkpatch ---------------------------------------------------------------------
+
+# checkpatch.pl comes from Debian's linux-source-6.12, extracted once into a cache keyed by
+# the tarball's name, size and mtime.
+CHECKPATCH_TARBALL ?= /usr/src/linux-source-6.12.tar.xz
+CHECKPATCH_CACHE ?= $(HOME)/.cache/cxib/checkpatch
+CHECKPATCH_SRCDIR := $(basename $(basename $(notdir $(CHECKPATCH_TARBALL))))
+CHECKPATCH_KEY := $(CHECKPATCH_SRCDIR)-$(shell stat -c '%s-%Y' $(CHECKPATCH_TARBALL) 2>/dev/null)
+CHECKPATCH_DIR := $(CHECKPATCH_CACHE)/$(CHECKPATCH_KEY)
+CHECKPATCH := $(CHECKPATCH_DIR)/checkpatch.pl
+CHECKPATCH_FLAGS := --strict --no-tree --terse --show-types -f
+
+# include/cxib is shared with the userspace model and names each field "dword, hi, lo", so:
+#   COMPLEX_MACRO     field macros are bare lists on purpose (parentheses would break them)
+#   MACRO_ARG_UNUSED  the accessor helpers take the whole triple and use part of it
+#   MACRO_ARG_REUSE   the triple is made of integer constants
+#   BIT_MACRO         BIT() is kernel-only
+CHECKPATCH_HW_IGNORE := COMPLEX_MACRO,MACRO_ARG_UNUSED,MACRO_ARG_REUSE,BIT_MACRO
+
+# Evaluated when the rule runs, so new files are picked up.  The top-level Kconfig is left
+# out: it only sources the driver's, and checkpatch flags any file naming its own file name.
+checkpatch_driver_files = $(filter-out %.mod.c,$(patsubst $(TOP)/%,%,$(wildcard \
+	$(TOP)/Kbuild \
+	$(addprefix $(TOP)/drivers/infiniband/hw/cxib/,Kbuild Kconfig *.c *.h) \
+	$(addprefix $(TOP)/tests/kunit/,Kbuild Kconfig *.c *.h))))
+checkpatch_hw_files = $(patsubst $(TOP)/%,%,$(wildcard $(TOP)/include/cxib/*.h))
+
+checkpatch: $(CHECKPATCH)
+	@t0=$$(date +%s); cd $(TOP) && \
+	out=$$( { $(CHECKPATCH) $(CHECKPATCH_FLAGS) $(checkpatch_driver_files); \
+		  $(CHECKPATCH) $(CHECKPATCH_FLAGS) --ignore $(CHECKPATCH_HW_IGNORE) \
+			$(checkpatch_hw_files); } 2>&1 ); \
+	n=$$(printf '%s\n' "$$out" | grep -Ec ': (ERROR|WARNING|CHECK):'); \
+	if [ $$n != 0 ] || printf '%s\n' "$$out" | grep -v '^total: 0 errors, 0 warnings, 0 checks' | grep -q .; then \
+		printf '%s\n' "$$out" >&2; \
+		echo "checkpatch: FAILED, $$n findings" >&2; exit 1; \
+	fi; \
+	printf '%-10s %-24s ok, %s files clean (--strict), %ss\n' checkpatch \
+		"" $(words $(checkpatch_driver_files) $(checkpatch_hw_files)) $$(( $$(date +%s) - t0 ))
+
+$(CHECKPATCH):
+	@if [ ! -r $(CHECKPATCH_TARBALL) ]; then \
+		echo "checkpatch: $(CHECKPATCH_TARBALL) is missing (package linux-source-6.12; scripts/setup installs it)" >&2; \
+		exit 1; \
+	fi
+	@echo "checkpatch: extracting checkpatch.pl from $(CHECKPATCH_TARBALL) into $(CHECKPATCH_DIR)"
+	@rm -rf $(CHECKPATCH_DIR).tmp && mkdir -p $(CHECKPATCH_DIR).tmp && \
+	tar -xJf $(CHECKPATCH_TARBALL) -C $(CHECKPATCH_DIR).tmp --strip-components=2 \
+		$(addprefix $(CHECKPATCH_SRCDIR)/scripts/,checkpatch.pl spelling.txt const_structs.checkpatch) && \
+	find $(CHECKPATCH_CACHE) -mindepth 1 -maxdepth 1 ! -name '$(CHECKPATCH_KEY).tmp' -exec rm -rf {} + && \
+	mv $(CHECKPATCH_DIR).tmp $(CHECKPATCH_DIR)
+
+# ---- check-build ----------------------------------------------------------------------
+
+check-build: modules-all sparse checkpatch
+	@echo "check-build: ok ($(words $(KMOD_KVERS)) kernels: W=1, sparse; checkpatch)"
+
+# ---- cleaning -------------------------------------------------------------------------
+
+# Not "make -C $(KDIR) M=$(TOP) clean": kbuild's clean deletes every *.[aios] file under
+# M, which would take the other tiers' build/ outputs with it.  The same patterns, scoped to
+# the directories kbuild writes in:
+KBUILD_ARTEFACTS := '*.o' '*.a' '*.ko' '*.ko.*' '*.mod' '*.mod.c' '.*.cmd' '.*.d' '.*.tmp' \
+		    '*.dwo' '*.su' '*.lst' 'modules.order' 'Module.symvers'
+kbuild_artefacts_find = \( $(subst ' ',' -o -name ',-name $(KBUILD_ARTEFACTS)) \) -type f
+
+clean-build:
+	rm -rf $(KMOD_DIR)
+	-@rmdir $(TOP)/build 2>/dev/null || true
+	find $(TOP) -maxdepth 1 $(kbuild_artefacts_find) -delete
+	find $(addprefix $(TOP)/,$(filter-out Kbuild,$(KMOD_SRC_ROOTS))) $(kbuild_artefacts_find) -delete
+
+# Other tiers add their own prerequisites to clean (plain "clean: clean-<tier>" rules).
+clean: clean-build
