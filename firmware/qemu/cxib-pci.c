@@ -1,0 +1,961 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * cxib-pci: the cxfw HCA model as a QEMU 7.2 PCIe device.
+ *
+ * This file is glue only: PCI identity and capabilities, BAR0, MSI-X, DMA, a worker thread
+ * and the cable.  Everything the HCA does lives in firmware/core behind cxfw.h.
+ *
+ * Threads and locks
+ * -----------------
+ *  - vCPU threads (BQL held) run the BAR0 callbacks, which go straight to cxfw_mmio_*();
+ *    the core keeps them O(1) and asks for deferred work through platform->kick().
+ *  - One worker thread ("cxib-worker", no BQL, RCU-registered) sleeps in poll() on the kick
+ *    eventfd and the cable socket.  It runs cxfw_process() after every wake-up, plus every
+ *    CXIB_PCI_TICK_MS so time-based work in the core (timeouts) makes progress, and it owns
+ *    the cable: connect/accept, framing, HELLO, packets in and out.
+ *  - MSI-X from the worker: the vector goes into an atomic bitmap and a guarded bottom half
+ *    calls msix_notify() on the main loop under the BQL.
+ *  - fw_lock serialises the worker's calls into the core (process, port events) against
+ *    cxfw_reset().  Lock order is BQL -> fw_lock -> tx_lock.  The worker must therefore never
+ *    wait for the BQL while holding fw_lock; the only way it could is a DMA that hits MMIO,
+ *    so DMA is limited to guest RAM (anything else fails like an unmapped address).
+ *  - tx_lock protects the connected socket and the transmit buffer, because the core may
+ *    send packets from any thread it calls back from.
+ *
+ * Lifetime: the worker is stopped and joined by exit() (unplug) and by a shutdown notifier
+ * (7.2 does not unrealize devices at process exit); both paths are idempotent.  A reset
+ * after a shutdown that did not exit (-no-shutdown) starts the worker again.
+ */
+#include "qemu/osdep.h"
+
+#include <poll.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+
+#include "qapi/error.h"
+#include "qemu/atomic.h"
+#include "qemu/bitmap.h"
+#include "qemu/cutils.h"
+#include "qemu/error-report.h"
+#include "qemu/event_notifier.h"
+#include "qemu/host-utils.h"
+#include "qemu/log.h"
+#include "qemu/main-loop.h"
+#include "qemu/module.h"
+#include "qemu/notify.h"
+#include "qemu/rcu.h"
+#include "qemu/thread.h"
+#include "qemu/timer.h"
+#include "exec/memory.h"
+#include "hw/pci/msix.h"
+#include "hw/pci/pci.h"
+#include "hw/pci/pcie.h"
+#include "hw/qdev-properties.h"
+#include "migration/vmstate.h"
+#include "sysemu/dma.h"
+#include "sysemu/runstate.h"
+
+/*
+ * Our headers, through the links scripts/build-qemu keeps in QEMU's tree (hw/cxib ->
+ * firmware/, hw/cxib-include -> include/), found via QEMU's "-iquote <source root>".
+ * Never "../" across a link: ninja folds ".." textually and would lose the dependency.
+ */
+#include "hw/cxib-include/cxib/hw.h"
+#include "hw/cxib/core/cxfw.h"
+#include "hw/cxib/qemu/cxib-cable.h"
+#include "hw/cxib/trace.h"
+
+#define TYPE_CXIB_PCI "cxib-pci"
+OBJECT_DECLARE_SIMPLE_TYPE(CxibPciState, CXIB_PCI)
+
+#define CXIB_PCI_PCIE_CAP_OFFSET	0x80	/* config-space offset of the PCIe capability */
+#define CXIB_PCI_DEFAULT_MSIX_VECTORS	16
+#define CXIB_PCI_MAX_MSIX_VECTORS	(PCI_MSIX_FLAGS_QSIZE + 1)
+#define CXIB_PCI_NUM_PORTS		1
+#define CXIB_PCI_CABLE_PORT		1	/* the "cable" property belongs to port 1 */
+#define CXIB_PCI_TICK_MS		10	/* cxfw_process() at least this often */
+#define CXIB_PCI_RECONNECT_MS		200	/* connecting side: retry period */
+#define CXIB_PCI_TX_BUF_SIZE		(1u << 20)	/* queued cable bytes; more is dropped */
+#define CXIB_PCI_FRAME_MAX		(CXIB_CABLE_HDR_LEN + CXIB_CABLE_MAX_PAYLOAD)
+#define CXIB_PCI_RX_BUF_SIZE		(2 * CXIB_PCI_FRAME_MAX)
+#define CXIB_PCI_RX_ROUNDS		16	/* socket reads per wake-up, then serve kicks */
+#define CXIB_PCI_MAX_ERR_REPORTS	32	/* firmware errors echoed to stderr */
+
+/*
+ * Node GUID announced in HELLO when the "guid" property is 0: the same rule the core uses
+ * for its own derived GUID (Mellanox OUI 00:02:c9, 03:00, serial).  Should go away once
+ * cxfw.h can tell the platform the GUID it derived.
+ */
+#define CXIB_PCI_DERIVED_GUID_PREFIX	0x0002c90300000000ull
+
+struct CxibPciState {
+	PCIDevice parent_obj;
+
+	/* Properties. */
+	uint16_t device_id;
+	uint64_t guid;
+	uint32_t serial;
+	uint32_t init_delay_ms;
+	uint32_t msix_vectors;
+	char *cable_path;
+	bool cable_listen;
+
+	char *name;			/* "cxib-pci" or "cxib-pci <id>", for messages */
+	MemoryRegion bar0;
+	struct cxfw_platform plat;
+	struct cxfw_dev *fw;
+	uint64_t node_guid;		/* announced in HELLO */
+	QemuMutex fw_lock;		/* worker's core calls vs cxfw_reset() */
+
+	/* Worker. */
+	QemuThread worker;
+	bool worker_running;		/* BQL */
+	bool stopping;			/* atomic; tells the worker to return */
+	EventNotifier kick;
+	Notifier shutdown_notifier;
+	unsigned int err_reports;	/* atomic */
+
+	/* MSI-X raised outside the BQL, delivered by irq_bh. */
+	QEMUBH *irq_bh;
+	unsigned long *irq_pending;	/* bitmap of msix_vectors bits, atomic */
+
+	/* Cable.  listen_fd belongs to realize/exit; the rest is the worker's. */
+	int listen_fd;
+	int64_t next_connect_ms;	/* QEMU_CLOCK_REALTIME */
+	uint8_t *rxbuf;
+	size_t rxlen;
+	uint64_t peer_guid;
+	QemuMutex tx_lock;		/* conn_fd, link_up, txbuf/txlen */
+	int conn_fd;
+	bool link_up;			/* HELLO received on conn_fd */
+	uint8_t *txbuf;
+	size_t txlen;
+};
+
+static const uint16_t cxib_pci_device_ids[] = {
+	CXIB_PCI_DEVICE_CX4, CXIB_PCI_DEVICE_CX4_LX, CXIB_PCI_DEVICE_CX5,
+	CXIB_PCI_DEVICE_CX5_EX, CXIB_PCI_DEVICE_CX6, CXIB_PCI_DEVICE_CX6_DX,
+	CXIB_PCI_DEVICE_CX6_LX, CXIB_PCI_DEVICE_CX7, CXIB_PCI_DEVICE_CX8,
+};
+
+/* ---- BAR0 ---------------------------------------------------------------------------- */
+
+static uint64_t cxib_pci_bar0_read(void *opaque, hwaddr addr, unsigned size)
+{
+	CxibPciState *s = opaque;
+	uint64_t val = cxfw_mmio_read(s->fw, addr, size);
+
+	trace_cxib_pci_mmio_read(addr, size, val);
+	return val;
+}
+
+static void cxib_pci_bar0_write(void *opaque, hwaddr addr, uint64_t val, unsigned size)
+{
+	CxibPciState *s = opaque;
+
+	trace_cxib_pci_mmio_write(addr, size, val);
+	cxfw_mmio_write(s->fw, addr, val, size);
+}
+
+static const MemoryRegionOps cxib_pci_bar0_ops = {
+	.read = cxib_pci_bar0_read,
+	.write = cxib_pci_bar0_write,
+	.endianness = DEVICE_LITTLE_ENDIAN,
+	.valid = { .min_access_size = 1, .max_access_size = 8 },
+	.impl = { .min_access_size = 1, .max_access_size = 8 },
+};
+
+/* ---- platform callbacks for the core ------------------------------------------------- */
+
+/*
+ * True if every byte of [addr, addr + len) is guest RAM that can be accessed directly in
+ * this direction.  DMA to MMIO (another BAR, our own BAR) would need the BQL and could
+ * re-enter devices from the worker; a real HCA could do peer-to-peer there, the model
+ * treats it like an unmapped address.
+ */
+static bool cxib_pci_dma_is_ram(AddressSpace *as, uint64_t addr, uint64_t len, bool is_write)
+{
+	RCU_READ_LOCK_GUARD();
+
+	while (len) {
+		hwaddr xlat, l = len;
+		MemoryRegion *mr = address_space_translate(as, addr, &xlat, &l, is_write,
+							   MEMTXATTRS_UNSPECIFIED);
+
+		if (!l || !memory_access_is_direct(mr, is_write))
+			return false;
+		addr += l;
+		len -= l;
+	}
+	return true;
+}
+
+static int cxib_pci_dma(CxibPciState *s, uint64_t addr, void *buf, size_t len, bool is_write)
+{
+	PCIDevice *pdev = PCI_DEVICE(s);
+	MemTxResult res;
+
+	if (!len)
+		return 0;
+	if (addr + len < addr ||
+	    !cxib_pci_dma_is_ram(pci_get_address_space(pdev), addr, len, is_write)) {
+		trace_cxib_pci_dma_error(is_write, addr, len, MEMTX_DECODE_ERROR);
+		return -1;
+	}
+	res = pci_dma_rw(pdev, addr, buf, len,
+			 is_write ? DMA_DIRECTION_FROM_DEVICE : DMA_DIRECTION_TO_DEVICE,
+			 MEMTXATTRS_UNSPECIFIED);
+	if (res != MEMTX_OK) {
+		trace_cxib_pci_dma_error(is_write, addr, len, res);
+		return -1;
+	}
+	return 0;
+}
+
+static int cxib_pci_dma_read(void *opaque, uint64_t addr, void *buf, size_t len)
+{
+	return cxib_pci_dma(opaque, addr, buf, len, false);
+}
+
+static int cxib_pci_dma_write(void *opaque, uint64_t addr, const void *buf, size_t len)
+{
+	/* pci_dma_rw() takes a non-const buffer for both directions; it only reads it here. */
+	return cxib_pci_dma(opaque, addr, (void *)buf, len, true);
+}
+
+static void cxib_pci_msix_notify(void *opaque, unsigned int vector)
+{
+	CxibPciState *s = opaque;
+
+	if (vector >= s->msix_vectors) {
+		trace_cxib_pci_msix_dropped(vector);
+		return;
+	}
+	set_bit_atomic(vector, s->irq_pending);
+	qemu_bh_schedule(s->irq_bh);
+}
+
+/* Main loop, BQL held: deliver the vectors the worker asked for. */
+static void cxib_pci_irq_bh(void *opaque)
+{
+	CxibPciState *s = opaque;
+	PCIDevice *pdev = PCI_DEVICE(s);
+	unsigned int i;
+
+	for (i = 0; i < BITS_TO_LONGS(s->msix_vectors); i++) {
+		unsigned long bits = qatomic_xchg(&s->irq_pending[i], 0);
+
+		while (bits) {
+			unsigned int vector = i * BITS_PER_LONG + ctzl(bits);
+
+			bits &= bits - 1;
+			if (!msix_enabled(pdev)) {
+				trace_cxib_pci_msix_dropped(vector);
+				continue;
+			}
+			trace_cxib_pci_msix(vector);
+			msix_notify(pdev, vector);
+		}
+	}
+}
+
+static uint64_t cxib_pci_clock_ns(void *opaque)
+{
+	return qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL);
+}
+
+static void cxib_pci_kick(void *opaque)
+{
+	CxibPciState *s = opaque;
+
+	event_notifier_set(&s->kick);
+}
+
+static void cxib_pci_fw_log(void *opaque, enum cxfw_log_level level, const char *msg)
+{
+	CxibPciState *s = opaque;
+
+	trace_cxib_pci_fw_log(level, msg);
+	if (level != CXFW_LOG_ERR)
+		return;
+	qemu_log_mask(LOG_GUEST_ERROR, "%s: %s\n", s->name, msg);
+	/* Errors may be guest-triggered: echo a bounded number, the rest go to the log. */
+	switch (qatomic_fetch_inc(&s->err_reports)) {
+	case 0 ... CXIB_PCI_MAX_ERR_REPORTS - 1:
+		error_report("%s: %s", s->name, msg);
+		break;
+	case CXIB_PCI_MAX_ERR_REPORTS:
+		error_report("%s: further firmware errors only with -d guest_errors "
+			     "or -trace cxib_pci_fw_log", s->name);
+		break;
+	default:
+		break;
+	}
+}
+
+/* ---- cable --------------------------------------------------------------------------- */
+
+static void cxib_pci_cable_hdr(uint8_t *hdr, enum cxib_cable_type type, uint32_t len)
+{
+	stl_be_p(hdr + CXIB_CABLE_OFF_MAGIC, CXIB_CABLE_MAGIC);
+	hdr[CXIB_CABLE_OFF_VERSION] = CXIB_CABLE_VERSION;
+	hdr[CXIB_CABLE_OFF_TYPE] = type;
+	stw_be_p(hdr + CXIB_CABLE_OFF_RESERVED, 0);
+	stl_be_p(hdr + CXIB_CABLE_OFF_LENGTH, len);
+}
+
+/*
+ * Queue one frame (tx_lock held): send what the socket takes now, keep the rest for the
+ * worker.  A frame is queued whole or not at all, so the stream never carries a torn frame.
+ */
+static bool cxib_pci_cable_queue_locked(CxibPciState *s, const uint8_t *hdr,
+					const void *payload, size_t plen)
+{
+	size_t total = CXIB_CABLE_HDR_LEN + plen;
+	size_t sent = 0;
+
+	if (s->conn_fd < 0 || s->txlen + total > CXIB_PCI_TX_BUF_SIZE)
+		return false;
+	if (!s->txlen) {
+		struct iovec iov[2] = {
+			{ .iov_base = (void *)hdr, .iov_len = CXIB_CABLE_HDR_LEN },
+			{ .iov_base = (void *)payload, .iov_len = plen },
+		};
+		struct msghdr msg = { .msg_iov = iov, .msg_iovlen = plen ? 2 : 1 };
+		ssize_t n = sendmsg(s->conn_fd, &msg, MSG_NOSIGNAL | MSG_DONTWAIT);
+
+		if (n > 0)
+			sent = n;
+		else if (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR)
+			return false;	/* the worker sees the error on its next poll */
+	}
+	if (sent < CXIB_CABLE_HDR_LEN) {
+		memcpy(s->txbuf + s->txlen, hdr + sent, CXIB_CABLE_HDR_LEN - sent);
+		s->txlen += CXIB_CABLE_HDR_LEN - sent;
+		sent = CXIB_CABLE_HDR_LEN;
+	}
+	if (sent < total) {
+		memcpy(s->txbuf + s->txlen, (const uint8_t *)payload + (sent - CXIB_CABLE_HDR_LEN),
+		       total - sent);
+		s->txlen += total - sent;
+	}
+	return true;
+}
+
+/* platform->port_send: any thread. */
+static int cxib_pci_port_send(void *opaque, unsigned int port, const void *pkt, size_t len)
+{
+	CxibPciState *s = opaque;
+	uint8_t hdr[CXIB_CABLE_HDR_LEN];
+	const char *why = NULL;
+	bool queued = false, backlog = false;
+
+	if (port != CXIB_PCI_CABLE_PORT)
+		why = "no cable on this port";
+	else if (!len || len > CXIB_CABLE_MAX_PAYLOAD)
+		why = "bad packet length";
+	if (why) {
+		trace_cxib_pci_cable_tx_drop(len, why);
+		return -1;
+	}
+	cxib_pci_cable_hdr(hdr, CXIB_CABLE_PACKET, len);
+	qemu_mutex_lock(&s->tx_lock);
+	if (s->link_up) {
+		queued = cxib_pci_cable_queue_locked(s, hdr, pkt, len);
+		backlog = s->txlen != 0;
+	}
+	qemu_mutex_unlock(&s->tx_lock);
+	if (!queued) {
+		trace_cxib_pci_cable_tx_drop(len, "link down or transmit queue full");
+		return -1;
+	}
+	trace_cxib_pci_cable_tx(port, len);
+	if (backlog)
+		event_notifier_set(&s->kick);	/* let the worker wait for POLLOUT */
+	return 0;
+}
+
+/* Worker: forget the connection; @why is printed if the link was up or it is an error. */
+static void cxib_pci_cable_close(CxibPciState *s, const char *why, bool protocol_error)
+{
+	bool was_up;
+	int fd;
+
+	qemu_mutex_lock(&s->tx_lock);
+	fd = s->conn_fd;
+	was_up = s->link_up;
+	s->conn_fd = -1;
+	s->link_up = false;
+	s->txlen = 0;
+	qemu_mutex_unlock(&s->tx_lock);
+	if (fd < 0)
+		return;
+	close(fd);
+	s->rxlen = 0;
+	trace_cxib_pci_cable_down(why);
+	if (was_up) {
+		qemu_mutex_lock(&s->fw_lock);
+		cxfw_port_link(s->fw, CXIB_PCI_CABLE_PORT, false);
+		qemu_mutex_unlock(&s->fw_lock);
+		fprintf(stderr, "%s: cable down (%s)\n", s->name, why);
+	} else if (protocol_error) {
+		fprintf(stderr, "%s: cable: dropping connection (%s)\n", s->name, why);
+	}
+	s->next_connect_ms = qemu_clock_get_ms(QEMU_CLOCK_REALTIME) + CXIB_PCI_RECONNECT_MS;
+}
+
+/* Worker: a connection exists (accepted or connected); say HELLO. */
+static void cxib_pci_cable_established(CxibPciState *s, int fd)
+{
+	uint8_t hdr[CXIB_CABLE_HDR_LEN], hello[CXIB_CABLE_HELLO_LEN] = { 0 };
+	bool ok;
+
+	stq_be_p(hello + CXIB_CABLE_HELLO_OFF_GUID, s->node_guid);
+	stl_be_p(hello + CXIB_CABLE_HELLO_OFF_PORT, CXIB_PCI_CABLE_PORT);
+	cxib_pci_cable_hdr(hdr, CXIB_CABLE_HELLO, sizeof(hello));
+
+	qemu_mutex_lock(&s->tx_lock);
+	s->conn_fd = fd;
+	s->link_up = false;
+	s->txlen = 0;
+	ok = cxib_pci_cable_queue_locked(s, hdr, hello, sizeof(hello));
+	qemu_mutex_unlock(&s->tx_lock);
+	s->rxlen = 0;
+	if (!ok)
+		cxib_pci_cable_close(s, "cannot send HELLO", false);
+}
+
+static void cxib_pci_cable_connect(CxibPciState *s)
+{
+	struct sockaddr_un sun = { .sun_family = AF_UNIX };
+	int fd;
+
+	s->next_connect_ms = qemu_clock_get_ms(QEMU_CLOCK_REALTIME) + CXIB_PCI_RECONNECT_MS;
+	pstrcpy(sun.sun_path, sizeof(sun.sun_path), s->cable_path);
+	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+	if (fd < 0)
+		return;
+	/* A local stream connect completes at once or fails (e.g. no listener yet). */
+	if (connect(fd, (struct sockaddr *)&sun, sizeof(sun)) < 0) {
+		close(fd);
+		return;
+	}
+	cxib_pci_cable_established(s, fd);
+}
+
+static void cxib_pci_cable_accept(CxibPciState *s)
+{
+	int fd = accept4(s->listen_fd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
+
+	if (fd >= 0)
+		cxib_pci_cable_established(s, fd);
+}
+
+/* Worker: one complete frame; false if the connection was dropped. */
+static bool cxib_pci_cable_frame(CxibPciState *s, uint8_t type, const uint8_t *p, uint32_t len)
+{
+	if (type == CXIB_CABLE_HELLO) {
+		if (s->link_up) {
+			cxib_pci_cable_close(s, "second HELLO", true);
+			return false;
+		}
+		s->peer_guid = ldq_be_p(p + CXIB_CABLE_HELLO_OFF_GUID);
+		qemu_mutex_lock(&s->tx_lock);
+		s->link_up = true;
+		qemu_mutex_unlock(&s->tx_lock);
+		qemu_mutex_lock(&s->fw_lock);
+		cxfw_port_link(s->fw, CXIB_PCI_CABLE_PORT, true);
+		qemu_mutex_unlock(&s->fw_lock);
+		trace_cxib_pci_cable_up(s->peer_guid);
+		fprintf(stderr, "%s: cable up, peer guid 0x%016" PRIx64 " port %u\n", s->name,
+			s->peer_guid, (unsigned int)ldl_be_p(p + CXIB_CABLE_HELLO_OFF_PORT));
+		return true;
+	}
+	if (!s->link_up) {
+		cxib_pci_cable_close(s, "packet before HELLO", true);
+		return false;
+	}
+	trace_cxib_pci_cable_rx(CXIB_PCI_CABLE_PORT, len);
+	qemu_mutex_lock(&s->fw_lock);
+	cxfw_port_receive(s->fw, CXIB_PCI_CABLE_PORT, p, len);
+	qemu_mutex_unlock(&s->fw_lock);
+	return true;
+}
+
+/* Worker: check the header at @h; NULL if it is acceptable, else why not. */
+static const char *cxib_pci_cable_bad_header(const uint8_t *h)
+{
+	uint32_t len = ldl_be_p(h + CXIB_CABLE_OFF_LENGTH);
+
+	if (ldl_be_p(h + CXIB_CABLE_OFF_MAGIC) != CXIB_CABLE_MAGIC)
+		return "bad frame magic";
+	if (h[CXIB_CABLE_OFF_VERSION] != CXIB_CABLE_VERSION)
+		return "unsupported cable protocol version";
+	switch (h[CXIB_CABLE_OFF_TYPE]) {
+	case CXIB_CABLE_HELLO:
+		return len == CXIB_CABLE_HELLO_LEN ? NULL : "bad HELLO length";
+	case CXIB_CABLE_PACKET:
+		return len && len <= CXIB_CABLE_MAX_PAYLOAD ? NULL : "bad packet length";
+	default:
+		return "unknown frame type";
+	}
+}
+
+/* Worker: read what the socket has, hand complete frames on. */
+static void cxib_pci_cable_read(CxibPciState *s)
+{
+	int round;
+
+	for (round = 0; round < CXIB_PCI_RX_ROUNDS; round++) {
+		size_t off = 0;
+		ssize_t n = recv(s->conn_fd, s->rxbuf + s->rxlen, CXIB_PCI_RX_BUF_SIZE - s->rxlen,
+				 MSG_DONTWAIT);
+
+		if (n == 0) {
+			cxib_pci_cable_close(s, "peer closed the connection", false);
+			return;
+		}
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			if (errno != EAGAIN && errno != EWOULDBLOCK)
+				cxib_pci_cable_close(s, g_strerror(errno), false);
+			return;
+		}
+		s->rxlen += n;
+		while (s->rxlen - off >= CXIB_CABLE_HDR_LEN) {
+			const uint8_t *h = s->rxbuf + off;
+			const char *bad = cxib_pci_cable_bad_header(h);
+			uint32_t len;
+
+			if (bad) {
+				cxib_pci_cable_close(s, bad, true);
+				return;
+			}
+			len = ldl_be_p(h + CXIB_CABLE_OFF_LENGTH);
+			if (s->rxlen - off < CXIB_CABLE_HDR_LEN + len)
+				break;
+			if (!cxib_pci_cable_frame(s, h[CXIB_CABLE_OFF_TYPE],
+						  h + CXIB_CABLE_HDR_LEN, len))
+				return;
+			off += CXIB_CABLE_HDR_LEN + len;
+		}
+		memmove(s->rxbuf, s->rxbuf + off, s->rxlen - off);
+		s->rxlen -= off;
+	}
+}
+
+/* Worker: push queued bytes out. */
+static void cxib_pci_cable_flush(CxibPciState *s)
+{
+	const char *err = NULL;
+
+	qemu_mutex_lock(&s->tx_lock);
+	if (s->conn_fd >= 0 && s->txlen) {
+		ssize_t n = send(s->conn_fd, s->txbuf, s->txlen, MSG_NOSIGNAL | MSG_DONTWAIT);
+
+		if (n > 0) {
+			memmove(s->txbuf, s->txbuf + n, s->txlen - n);
+			s->txlen -= n;
+		} else if (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR) {
+			err = g_strerror(errno);
+		}
+	}
+	qemu_mutex_unlock(&s->tx_lock);
+	if (err)
+		cxib_pci_cable_close(s, err, false);
+}
+
+/* Realize: listening side binds now, so a bad path fails at startup. */
+static bool cxib_pci_cable_listen(CxibPciState *s, Error **errp)
+{
+	struct sockaddr_un sun = { .sun_family = AF_UNIX };
+	struct stat st;
+	int fd;
+
+	pstrcpy(sun.sun_path, sizeof(sun.sun_path), s->cable_path);
+	if (lstat(s->cable_path, &st) == 0) {
+		if (!S_ISSOCK(st.st_mode)) {
+			error_setg(errp, "cable %s exists and is not a socket", s->cable_path);
+			return false;
+		}
+		/* A socket file: in use if someone accepts on it, else left over from a run. */
+		fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+		if (fd >= 0 && connect(fd, (struct sockaddr *)&sun, sizeof(sun)) == 0) {
+			close(fd);
+			error_setg(errp, "cable %s is already in use by another listener",
+				   s->cable_path);
+			return false;
+		}
+		if (fd >= 0)
+			close(fd);
+		unlink(s->cable_path);
+	}
+	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+	if (fd < 0) {
+		error_setg_errno(errp, errno, "cable socket");
+		return false;
+	}
+	if (bind(fd, (struct sockaddr *)&sun, sizeof(sun)) < 0 || listen(fd, 1) < 0) {
+		error_setg_errno(errp, errno, "cannot listen on cable %s", s->cable_path);
+		close(fd);
+		return false;
+	}
+	s->listen_fd = fd;
+	return true;
+}
+
+/* ---- worker -------------------------------------------------------------------------- */
+
+static void *cxib_pci_worker(void *opaque)
+{
+	CxibPciState *s = opaque;
+
+	rcu_register_thread();
+	while (!qatomic_read(&s->stopping)) {
+		struct pollfd pfd[2] = {
+			{ .fd = event_notifier_get_fd(&s->kick), .events = POLLIN },
+			{ .fd = -1 },
+		};
+		int timeout = CXIB_PCI_TICK_MS;
+		bool connecting = s->cable_path && !s->cable_listen && s->conn_fd < 0;
+
+		if (s->conn_fd >= 0) {
+			pfd[1].fd = s->conn_fd;
+			pfd[1].events = POLLIN;
+			qemu_mutex_lock(&s->tx_lock);
+			if (s->txlen)
+				pfd[1].events |= POLLOUT;
+			qemu_mutex_unlock(&s->tx_lock);
+		} else if (s->listen_fd >= 0) {
+			pfd[1].fd = s->listen_fd;
+			pfd[1].events = POLLIN;
+		} else if (connecting) {
+			int64_t wait = s->next_connect_ms - qemu_clock_get_ms(QEMU_CLOCK_REALTIME);
+
+			timeout = MAX(0, MIN(timeout, wait));
+		}
+
+		if (poll(pfd, ARRAY_SIZE(pfd), timeout) < 0 && errno != EINTR)
+			g_usleep(CXIB_PCI_TICK_MS * 1000);	/* should not happen; don't spin */
+		if (qatomic_read(&s->stopping))
+			break;
+		if (pfd[0].revents & POLLIN)
+			event_notifier_test_and_clear(&s->kick);
+
+		if (s->conn_fd >= 0 && pfd[1].fd == s->conn_fd) {
+			if (pfd[1].revents & (POLLIN | POLLHUP | POLLERR))
+				cxib_pci_cable_read(s);
+			if (s->conn_fd >= 0 && (pfd[1].revents & POLLOUT))
+				cxib_pci_cable_flush(s);
+		} else if (pfd[1].fd >= 0 && pfd[1].fd == s->listen_fd &&
+			   (pfd[1].revents & POLLIN)) {
+			cxib_pci_cable_accept(s);
+		} else if (connecting &&
+			   qemu_clock_get_ms(QEMU_CLOCK_REALTIME) >= s->next_connect_ms) {
+			cxib_pci_cable_connect(s);
+		}
+
+		qemu_mutex_lock(&s->fw_lock);
+		cxfw_process(s->fw);
+		qemu_mutex_unlock(&s->fw_lock);
+	}
+	cxib_pci_cable_close(s, "device stopped", false);
+	rcu_unregister_thread();
+	return NULL;
+}
+
+static void cxib_pci_start_worker(CxibPciState *s)
+{
+	qatomic_set(&s->stopping, false);
+	s->next_connect_ms = qemu_clock_get_ms(QEMU_CLOCK_REALTIME);
+	qemu_thread_create(&s->worker, "cxib-worker", cxib_pci_worker, s, QEMU_THREAD_JOINABLE);
+	s->worker_running = true;
+}
+
+/* BQL held.  Idempotent. */
+static void cxib_pci_stop_worker(CxibPciState *s)
+{
+	if (!s->worker_running)
+		return;
+	qatomic_set(&s->stopping, true);
+	event_notifier_set(&s->kick);
+	qemu_thread_join(&s->worker);
+	s->worker_running = false;
+}
+
+static void cxib_pci_shutdown_notify(Notifier *n, void *data)
+{
+	CxibPciState *s = container_of(n, CxibPciState, shutdown_notifier);
+
+	cxib_pci_stop_worker(s);
+}
+
+/* ---- qdev ---------------------------------------------------------------------------- */
+
+static void cxib_pci_reset(DeviceState *dev)
+{
+	CxibPciState *s = CXIB_PCI(dev);
+	unsigned int i;
+
+	trace_cxib_pci_reset();
+	/* Stop the world: the worker is between two cxfw_process() calls while we hold this. */
+	qemu_mutex_lock(&s->fw_lock);
+	cxfw_reset(s->fw);
+	for (i = 0; i < BITS_TO_LONGS(s->msix_vectors); i++)
+		qatomic_set(&s->irq_pending[i], 0);
+	qemu_mutex_unlock(&s->fw_lock);
+	/* Back from -no-shutdown: the shutdown notifier stopped the worker. */
+	if (!s->worker_running)
+		cxib_pci_start_worker(s);
+}
+
+static void cxib_pci_config_write(PCIDevice *pdev, uint32_t addr, uint32_t val, int len)
+{
+	pci_default_write_config(pdev, addr, val, len);
+	pcie_cap_flr_write_config(pdev, addr, val, len);
+}
+
+static bool cxib_pci_check_properties(CxibPciState *s, Error **errp)
+{
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(cxib_pci_device_ids); i++) {
+		if (s->device_id == cxib_pci_device_ids[i])
+			break;
+	}
+	if (i == ARRAY_SIZE(cxib_pci_device_ids)) {
+		error_setg(errp, "device-id 0x%04x is not a ConnectX-4..8 PF ID "
+			   "(0x%04x, 0x%04x, ... 0x%04x)", s->device_id, CXIB_PCI_DEVICE_CX4,
+			   CXIB_PCI_DEVICE_CX4_LX, CXIB_PCI_DEVICE_CX8);
+		return false;
+	}
+	if (!s->msix_vectors || s->msix_vectors > CXIB_PCI_MAX_MSIX_VECTORS) {
+		error_setg(errp, "msix-vectors must be 1..%u", CXIB_PCI_MAX_MSIX_VECTORS);
+		return false;
+	}
+	if (s->cable_path) {
+		struct sockaddr_un sun;
+
+		if (!*s->cable_path || strlen(s->cable_path) >= sizeof(sun.sun_path)) {
+			error_setg(errp, "cable path must be 1..%zu characters",
+				   sizeof(sun.sun_path) - 1);
+			return false;
+		}
+	} else if (s->cable_listen) {
+		error_setg(errp, "cable-listen needs cable=<socket path>");
+		return false;
+	}
+	return true;
+}
+
+static void cxib_pci_realize(PCIDevice *pdev, Error **errp)
+{
+	CxibPciState *s = CXIB_PCI(pdev);
+	DeviceState *dev = DEVICE(pdev);
+	struct cxfw_config cfg;
+	int ret;
+
+	if (!cxib_pci_check_properties(s, errp))
+		return;
+	s->name = dev->id ? g_strdup_printf("%s %s", TYPE_CXIB_PCI, dev->id)
+			  : g_strdup(TYPE_CXIB_PCI);
+	s->node_guid = s->guid ? s->guid : CXIB_PCI_DERIVED_GUID_PREFIX | s->serial;
+	s->listen_fd = -1;
+	s->conn_fd = -1;
+
+	pci_config_set_device_id(pdev->config, s->device_id);
+	pci_set_word(pdev->config + PCI_SUBSYSTEM_ID, s->device_id);
+
+	ret = pcie_endpoint_cap_init(pdev, CXIB_PCI_PCIE_CAP_OFFSET);
+	if (ret < 0) {
+		error_setg_errno(errp, -ret, "cannot add the PCIe capability");
+		goto err_name;
+	}
+	pcie_cap_flr_init(pdev);	/* FLR runs dc->reset through pci_device_reset() */
+
+	/* Unregistered by the PCI core if realize fails. */
+	memory_region_init_io(&s->bar0, OBJECT(s), &cxib_pci_bar0_ops, s, "cxib-bar0",
+			      CXIB_BAR0_SIZE);
+	pci_register_bar(pdev, CXIB_BAR0,
+			 PCI_BASE_ADDRESS_SPACE_MEMORY | PCI_BASE_ADDRESS_MEM_TYPE_64, &s->bar0);
+
+	ret = msix_init_exclusive_bar(pdev, s->msix_vectors, CXIB_MSIX_BAR, errp);
+	if (ret)
+		goto err_pcie;
+	for (unsigned int v = 0; v < s->msix_vectors; v++)
+		msix_vector_use(pdev, v);
+	s->irq_pending = bitmap_new(s->msix_vectors);
+
+	ret = event_notifier_init(&s->kick, 0);
+	if (ret < 0) {
+		error_setg_errno(errp, -ret, "cannot create the worker's eventfd");
+		goto err_msix;
+	}
+	qemu_mutex_init(&s->fw_lock);
+	qemu_mutex_init(&s->tx_lock);
+
+	cxfw_config_defaults(&cfg);
+	cfg.pci_device_id = s->device_id;
+	cfg.node_guid = s->guid;
+	cfg.serial = s->serial;
+	cfg.init_delay_ms = s->init_delay_ms;
+	cfg.num_msix = s->msix_vectors;
+	cfg.num_ports = CXIB_PCI_NUM_PORTS;
+	s->plat = (struct cxfw_platform) {
+		.opaque = s,
+		.dma_read = cxib_pci_dma_read,
+		.dma_write = cxib_pci_dma_write,
+		.msix_notify = cxib_pci_msix_notify,
+		.clock_ns = cxib_pci_clock_ns,
+		.kick = cxib_pci_kick,
+		.port_send = cxib_pci_port_send,
+		.log = cxib_pci_fw_log,
+	};
+	s->irq_bh = qemu_bh_new_guarded(cxib_pci_irq_bh, s, &dev->mem_reentrancy_guard);
+	s->fw = cxfw_create(&cfg, &s->plat);
+	if (!s->fw) {
+		error_setg(errp, "the cxfw model rejected this configuration");
+		goto err_bh;
+	}
+
+	if (s->cable_path) {
+		s->rxbuf = g_malloc(CXIB_PCI_RX_BUF_SIZE);
+		s->txbuf = g_malloc(CXIB_PCI_TX_BUF_SIZE);
+		if (s->cable_listen && !cxib_pci_cable_listen(s, errp))
+			goto err_cable;
+	}
+
+	cxib_pci_start_worker(s);
+	s->shutdown_notifier.notify = cxib_pci_shutdown_notify;
+	qemu_register_shutdown_notifier(&s->shutdown_notifier);
+	return;
+
+err_cable:
+	g_free(s->txbuf);
+	g_free(s->rxbuf);
+	s->txbuf = s->rxbuf = NULL;
+	cxfw_destroy(s->fw);
+	s->fw = NULL;
+err_bh:
+	qemu_bh_delete(s->irq_bh);
+	s->irq_bh = NULL;
+	qemu_mutex_destroy(&s->tx_lock);
+	qemu_mutex_destroy(&s->fw_lock);
+	event_notifier_cleanup(&s->kick);
+err_msix:
+	g_free(s->irq_pending);
+	s->irq_pending = NULL;
+	msix_uninit_exclusive_bar(pdev);
+err_pcie:
+	pcie_cap_exit(pdev);
+err_name:
+	g_free(s->name);
+	s->name = NULL;
+}
+
+static void cxib_pci_exit(PCIDevice *pdev)
+{
+	CxibPciState *s = CXIB_PCI(pdev);
+
+	cxib_pci_stop_worker(s);
+	notifier_remove(&s->shutdown_notifier);
+	if (s->listen_fd >= 0) {
+		close(s->listen_fd);
+		unlink(s->cable_path);
+		s->listen_fd = -1;
+	}
+	qemu_bh_delete(s->irq_bh);
+	cxfw_destroy(s->fw);
+	s->fw = NULL;
+	g_free(s->txbuf);
+	g_free(s->rxbuf);
+	qemu_mutex_destroy(&s->tx_lock);
+	qemu_mutex_destroy(&s->fw_lock);
+	event_notifier_cleanup(&s->kick);
+	g_free(s->irq_pending);
+	msix_uninit_exclusive_bar(pdev);
+	pcie_cap_exit(pdev);
+	g_free(s->name);
+}
+
+static const VMStateDescription cxib_pci_vmstate = {
+	.name = TYPE_CXIB_PCI,
+	.unmigratable = 1,	/* the model's state lives in the core and on the cable */
+};
+
+static Property cxib_pci_properties[] = {
+	DEFINE_PROP_UINT16("device-id", CxibPciState, device_id, CXIB_PCI_DEVICE_CX4),
+	DEFINE_PROP_UINT64("guid", CxibPciState, guid, 0),
+	DEFINE_PROP_UINT32("serial", CxibPciState, serial, 0),
+	DEFINE_PROP_UINT32("init-delay-ms", CxibPciState, init_delay_ms, 0),
+	DEFINE_PROP_UINT32("msix-vectors", CxibPciState, msix_vectors,
+			   CXIB_PCI_DEFAULT_MSIX_VECTORS),
+	DEFINE_PROP_STRING("cable", CxibPciState, cable_path),
+	DEFINE_PROP_BOOL("cable-listen", CxibPciState, cable_listen, false),
+	DEFINE_PROP_END_OF_LIST(),
+};
+
+static const struct {
+	const char *name, *desc;
+} cxib_pci_property_help[] = {
+	{ "device-id", "PCI device ID: a ConnectX-4..8 PF (0x1013 ConnectX-4, ...)" },
+	{ "guid", "node GUID; 0 derives it from serial" },
+	{ "serial", "per-node serial number" },
+	{ "init-delay-ms", "time the init segment reports 'initializing' after reset" },
+	{ "msix-vectors", "number of MSI-X vectors (1..2048)" },
+	{ "cable", "Unix socket path of port 1's cable (another cxib-pci's cable-listen end)" },
+	{ "cable-listen", "listen on the cable path instead of connecting to it" },
+};
+
+static void cxib_pci_class_init(ObjectClass *klass, void *data)
+{
+	DeviceClass *dc = DEVICE_CLASS(klass);
+	PCIDeviceClass *pc = PCI_DEVICE_CLASS(klass);
+	struct cxfw_config defaults;
+	Property *p;
+	size_t i;
+
+	pc->realize = cxib_pci_realize;
+	pc->exit = cxib_pci_exit;
+	pc->config_write = cxib_pci_config_write;
+	pc->vendor_id = CXIB_PCI_VENDOR_ID;
+	pc->device_id = CXIB_PCI_DEVICE_CX4;
+	pc->subsystem_vendor_id = CXIB_PCI_VENDOR_ID;
+	pc->class_id = CXIB_PCI_CLASS_INFINIBAND;
+	pc->revision = 0;
+
+	dc->desc = "ConnectX-class InfiniBand HCA (cxfw model)";
+	dc->reset = cxib_pci_reset;
+	dc->vmsd = &cxib_pci_vmstate;
+	set_bit(DEVICE_CATEGORY_NETWORK, dc->categories);
+
+	/* The core owns the default initialization delay. */
+	cxfw_config_defaults(&defaults);
+	for (p = cxib_pci_properties; p->name; p++) {
+		if (!strcmp(p->name, "init-delay-ms"))
+			p->defval.u = defaults.init_delay_ms;
+	}
+	device_class_set_props(dc, cxib_pci_properties);
+	for (i = 0; i < ARRAY_SIZE(cxib_pci_property_help); i++)
+		object_class_property_set_description(klass, cxib_pci_property_help[i].name,
+						      cxib_pci_property_help[i].desc);
+}
+
+static const TypeInfo cxib_pci_info = {
+	.name = TYPE_CXIB_PCI,
+	.parent = TYPE_PCI_DEVICE,
+	.instance_size = sizeof(CxibPciState),
+	.class_init = cxib_pci_class_init,
+	.interfaces = (InterfaceInfo[]) {
+		{ INTERFACE_PCIE_DEVICE },
+		{ }
+	},
+};
+
+static void cxib_pci_register_types(void)
+{
+	type_register_static(&cxib_pci_info);
+}
+
+type_init(cxib_pci_register_types)
