@@ -1,0 +1,40 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
+# cxlab: nodes=2 timeout=180
+#
+# Smoke: every node sees the emulated ConnectX-4 function, cxib binds it and logs the
+# firmware version, the cable to the peer node is up, and cxib unloads and reloads cleanly
+# with no WARN/BUG in the kernel log.
+set -u
+fail=0
+check() { # check "what" command...
+	local what=$1
+	shift
+	if "$@"; then
+		echo "ok   $what"
+	else
+		echo "FAIL $what"
+		fail=1
+	fi
+}
+
+dev=$(lspci -D -n -d 15b3:1013 | awk 'NR==1 {print $1}')
+lspci -nn >lspci.txt
+check "lspci -nn shows 15b3:1013" grep -q '\[15b3:1013\]' lspci.txt
+check "class is InfiniBand (0207)" test "$(cat /sys/bus/pci/devices/$dev/class)" = 0x020700
+bound() { [ "$(basename "$(readlink "/sys/bus/pci/devices/$dev/driver")")" = cxib ]; }
+check "cxib is bound to $dev" bound
+check "cxib logged the firmware version" \
+	grep -qE "cxib $dev: firmware [0-9]+\.[0-9]+\.[0-9]+" <(dmesg)
+check "MSI-X capability present" grep -q 'MSI-X' <(lspci -vv -s "$dev" 2>/dev/null || true)
+
+for round in 1 2; do
+	check "rmmod cxib (round $round)" rmmod cxib
+	check "device unbound after rmmod" bash -c "! test -e /sys/bus/pci/devices/$dev/driver"
+	check "insmod cxib (round $round)" insmod "/cxlab/modules/$(uname -r)/cxib.ko"
+	check "cxib bound again" bound
+done
+
+dmesg >dmesg.txt
+check "no WARN/BUG/Oops in dmesg" bash -c "! grep -nE 'WARNING:|BUG:|Oops|Call Trace|UBSAN|KASAN|lockdep' dmesg.txt"
+exit $fail
