@@ -11,6 +11,7 @@
 # The pieces live in mk/*.mk, one file per tier.
 
 TOP := $(abspath $(dir $(lastword $(MAKEFILE_LIST))))
+SHELL := /bin/bash
 
 # Kernel ABI names, derived from Debian's meta-packages so they match what scripts/setup installed.
 kabi_of = $(shell dpkg-query -W -f='$${Depends}' $(1) 2>/dev/null | \
@@ -20,18 +21,30 @@ KVER_61  := $(call kabi_of,linux-headers-amd64)
 KVER ?= $(KVER_612)
 KDIR ?= /lib/modules/$(KVER)/build
 
-.PHONY: all check check-quick help
+.PHONY: all check check-quick check-tiers check-quick-tiers help
 all: module
 
 include $(TOP)/mk/driver.mk
 include $(TOP)/mk/model.mk
 include $(TOP)/mk/lab.mk
 
-check-quick: check-host check-build
-	@echo "check-quick: all tiers passed"
+# Each tier ends its output with "N passed, N failed"; check and check-quick run the tiers
+# with their output logged and close with the sum over every tier.
+CHECK_DIR := $(TOP)/build/check
+sum_results = awk '/^([A-Za-z0-9_-]+: )?[0-9]+ passed, [0-9]+ failed/ { \
+	sub(/^[A-Za-z0-9_-]+: /, ""); p += $$1; f += $$3 } \
+	END { printf "%s: %d passed, %d failed\n", "$(1)", p, f; exit (f > 0) }' $(2)
 
-check: check-quick check-e2e
-	@echo "check: all tiers passed"
+# A tier that stops before its closing line still fails the run: make's exit status counts.
+
+check-quick-tiers: check-host check-build
+check-tiers: check-host check-build check-qemu check-e2e
+
+check-quick check:
+	@mkdir -p $(CHECK_DIR)
+	@set -o pipefail; $(MAKE) --no-print-directory $@-tiers 2>&1 | tee $(CHECK_DIR)/$@.log; \
+	rc=$$?; [ $$rc = 0 ] && echo "$@: all tiers passed" || echo "$@: FAILED (see above)"; \
+	$(call sum_results,$@,$(CHECK_DIR)/$@.log) && exit $$rc
 
 help:
 	@sed -n '3,11p' $(TOP)/Makefile | sed 's/^# \{0,1\}//'

