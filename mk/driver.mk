@@ -9,14 +9,20 @@
 #   sparse        sparse (C=2) over the driver, for both kernels
 #   checkpatch    checkpatch.pl --strict over the driver and include/cxib
 #   check-build   all of the above but `module`; one summary line per step
-#   clean-build   remove build/kmod and kbuild's artefacts in the source tree (only ours)
+#   clean-build   remove build/kmod, build/compat and kbuild's artefacts in the source tree
+#                 (only ours)
 #
 # Any build/kmod/<kver>/cxib.ko is a target of its own (mk/lab.mk's kmod-path uses it).
+# Every kbuild of cxib first probes its kernel into build/compat/<kver>/cxib_config.h
+# (compat/, Documentation/compat.md); all the targets here share that one cache.
 
 .PHONY: module modules-all sparse checkpatch check-build clean-build clean FORCE
 
-# MODULE_VERSION, passed to kbuild so that every tree gets the same string.
-CXIB_VERSION := $(or $(if $(wildcard $(TOP)/.git),$(shell git -C $(TOP) describe --always --dirty 2>/dev/null)),0.1)
+# MODULE_VERSION, passed to kbuild so that every tree gets the same string: "git describe"
+# of the checkout, else the version at the top of debian/changelog.
+CXIB_VERSION := $(or $(if $(wildcard $(TOP)/.git),$(shell git -C $(TOP) describe --always --dirty 2>/dev/null)),$(shell sed -n '1s/^[^(]*(\([^)]*\)).*/\1/p' $(TOP)/debian/changelog 2>/dev/null),0.1)
+# The kernel feature probes' results, one directory per kernel release.
+CXIB_CONFIG_DIR := $(TOP)/build/compat
 
 # Kernels that modules-all, sparse and check-build cover.
 KMOD_KVERS := $(strip $(KVER_612) $(filter-out $(KVER_612),$(KVER_61)))
@@ -31,7 +37,7 @@ kdir_of = $(if $(filter $(1),$(KVER)),$(KDIR),/lib/modules/$(1)/build)
 # Sources that kbuild reads, relative to $(TOP), and the pattern that picks out diagnostics
 # about them (absolute or relative paths, in gcc, kernel-doc, modpost and sparse output).
 KMOD_SRC_ROOTS := $(patsubst $(TOP)/%,%,$(wildcard $(addprefix $(TOP)/,\
-		  Kbuild drivers/infiniband/hw/cxib include/cxib tests/kunit)))
+		  Kbuild compat drivers/infiniband/hw/cxib include/cxib tests/kunit)))
 CXIB_DIAG_RE := (drivers/infiniband/hw/cxib|include/cxib|tests/kunit)/.*(warning|error|WARNING|ERROR):
 
 # kmod_mirror(tree): make <tree> a tree of symlinks to the current sources (kbuild writes its
@@ -40,7 +46,7 @@ CXIB_DIAG_RE := (drivers/infiniband/hw/cxib|include/cxib|tests/kunit)/.*(warning
 define kmod_mirror
 mkdir -p $(1) && cd $(TOP) && \
 find $(KMOD_SRC_ROOTS) -type f \( -name Kbuild -o -name Makefile -o -name Kconfig \
-	-o -name '*.[ch]' \) ! -name '*.mod.c' | \
+	-o -name '*.[ch]' -o -name run-probes \) ! -name '*.mod.c' | \
 while read -r f; do \
 	case $$f in */*) mkdir -p "$(1)/$${f%/*}" || exit;; esac; \
 	ln -sfn "$(TOP)/$$f" "$(1)/$$f" || exit; \
@@ -60,6 +66,7 @@ if [ ! -d $(call kdir_of,$(1))/ ]; then \
 	exit 1; \
 fi; \
 $(MAKE) -C $(call kdir_of,$(1)) M=$$tree W=$(KMOD_W) CXIB_VERSION=$(CXIB_VERSION) \
+	CXIB_CONFIG_DIR=$(CXIB_CONFIG_DIR) \
 	$(3) modules >$$log 2>&1 || { \
 	cat $$log >&2; echo "$(2) $(1): FAILED (log: $${log#$(TOP)/})" >&2; exit 1; }; \
 if grep -Eq '$(CXIB_DIAG_RE)' $$log; then \
@@ -78,7 +85,8 @@ module:
 		echo "module: no kernel build directory $(KDIR) (install linux-headers-$(KVER), or set KDIR=)" >&2; \
 		exit 1; \
 	fi
-	+$(MAKE) -C $(KDIR) M=$(TOP) CXIB_VERSION=$(CXIB_VERSION) modules
+	+$(MAKE) -C $(KDIR) M=$(TOP) CXIB_VERSION=$(CXIB_VERSION) CXIB_CONFIG_DIR=$(CXIB_CONFIG_DIR) \
+		modules
 	@echo "module: drivers/infiniband/hw/cxib/cxib.ko for $(KVER), version $(CXIB_VERSION)"
 
 # ---- modules-all and build/kmod/<kver>/cxib.ko ---------------------------------------
@@ -138,6 +146,7 @@ CHECKPATCH_HW_IGNORE := COMPLEX_MACRO,MACRO_ARG_UNUSED,MACRO_ARG_REUSE,BIT_MACRO
 # out: it only sources the driver's, and checkpatch flags any file naming its own file name.
 checkpatch_driver_files = $(filter-out %.mod.c,$(patsubst $(TOP)/%,%,$(wildcard \
 	$(TOP)/Kbuild \
+	$(addprefix $(TOP)/compat/,*.c probes/*.c) \
 	$(addprefix $(TOP)/drivers/infiniband/hw/cxib/,Kbuild Kconfig *.c *.h) \
 	$(addprefix $(TOP)/tests/kunit/,Kbuild Kconfig *.c *.h))))
 checkpatch_hw_files = $(patsubst $(TOP)/%,%,$(wildcard $(TOP)/include/cxib/*.h))
@@ -183,7 +192,7 @@ KBUILD_ARTEFACTS := '*.o' '*.a' '*.ko' '*.ko.*' '*.mod' '*.mod.c' '.*.cmd' '.*.d
 kbuild_artefacts_find = \( $(subst ' ',' -o -name ',-name $(KBUILD_ARTEFACTS)) \) -type f
 
 clean-build:
-	rm -rf $(KMOD_DIR)
+	rm -rf $(KMOD_DIR) $(CXIB_CONFIG_DIR)
 	-@rmdir $(TOP)/build 2>/dev/null || true
 	find $(TOP) -maxdepth 1 $(kbuild_artefacts_find) -delete
 	find $(addprefix $(TOP)/,$(filter-out Kbuild,$(KMOD_SRC_ROOTS))) $(kbuild_artefacts_find) -delete

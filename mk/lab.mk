@@ -12,7 +12,7 @@ E2E_SCENARIOS ?= smoke
 # make check boots its own lab, separate from one a developer may have up.
 CHECK_LAB_DIR := $(CXIB_CACHE)/lab-check
 
-.PHONY: qemu images kmod-path lab lab-down check-e2e check-qemu
+.PHONY: qemu images kmod-path lab lab-down check-e2e check-e2e-61 check-qemu
 
 qemu:
 	$(TOP)/scripts/build-qemu
@@ -39,3 +39,9 @@ check-e2e: check-qemu
 	@mkdir -p $(TOP)/build/check
 	CXLAB_DIR=$(CHECK_LAB_DIR) $(CXLAB) run $(E2E_SCENARIOS) \
 		--json $(TOP)/build/check/e2e.json
+
+# The same smoke on Debian's stock 6.1 kernel (cxib.ko built against its headers).
+check-e2e-61: check-qemu
+	@mkdir -p $(TOP)/build/check
+	CXLAB_DIR=$(CHECK_LAB_DIR) $(CXLAB) run smoke --kernel 6.1 \
+		--json $(TOP)/build/check/e2e-6.1.json

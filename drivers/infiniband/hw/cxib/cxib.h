@@ -14,6 +14,8 @@
 
 #include <cxib/hw.h>
 
+#include "compat.h"
+
 /* Match any programming interface of the InfiniBand network controller class. */
 #define CXIB_PCI_CLASS_MASK		0xffff00
 
