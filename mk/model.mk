@@ -6,7 +6,8 @@
 #
 #   make check-host   build core + tests twice into build/host/ (plain -O2, and
 #                     ASan/UBSan) and run both; also compile the core with QEMU's
-#                     warning flags.  The last output line is "N passed, N failed".
+#                     warning flags and every include/cxib header on its own (each must
+#                     be self-contained).  The last output line is "N passed, N failed".
 #   make clean-host   remove build/host/
 #
 # Run one test by name:  build/host/san/cxfw-tests <substring>  (CXFW_TEST_VERBOSE=1 for logs)
@@ -59,13 +60,25 @@ $(eval $(call model_host_variant,san,$(HOST_SAN_FLAGS)))
 
 MODEL_QEMU_OBJS := $(call model_objs,qemu-flags)
 
+# include/cxib/*.h one by one, as userspace C11 with the QEMU flags: a header that leans on
+# another one's includes, or on a kernel-only helper, fails here.
+MODEL_HDRS := $(sort $(wildcard $(TOP)/include/cxib/*.h))
+MODEL_HDR_STAMPS := $(patsubst $(TOP)/include/cxib/%.h,$(HOST_BUILD)/headers/%.ok,$(MODEL_HDRS))
+
+$(HOST_BUILD)/headers/%.ok: $(TOP)/include/cxib/%.h $(TOP)/include/cxib/bits.h
+	@mkdir -p $(@D)
+	@echo "  HDR         include/cxib/$*.h"
+	@echo '#include <cxib/$*.h>' | $(HOST_CC) $(filter-out -MMD -MP,$(MODEL_QEMU_CFLAGS)) \
+		-std=c11 -x c -fsyntax-only - && touch $@
+
 $(HOST_BUILD)/qemu-flags/core/%.o: $(MODEL_CORE_DIR)/%.c
 	@mkdir -p $(@D)
 	@echo "  CC [qemu-flags]  firmware/core/$*.c"
 	@$(HOST_CC) $(MODEL_QEMU_CFLAGS) -c $< -o $@
 
 .PHONY: check-host clean-host
-check-host: $(HOST_BUILD)/plain/cxfw-tests $(HOST_BUILD)/san/cxfw-tests $(MODEL_QEMU_OBJS)
+check-host: $(HOST_BUILD)/plain/cxfw-tests $(HOST_BUILD)/san/cxfw-tests $(MODEL_QEMU_OBJS) \
+	    $(MODEL_HDR_STAMPS)
 	@log=$(HOST_BUILD)/plain/tests.log; \
 	 $(HOST_BUILD)/plain/cxfw-tests >$$log 2>&1; rc=$$?; \
 	 if [ $$rc -ne 0 ]; then cat $$log; echo "host (plain): FAILED"; exit $$rc; fi; \

@@ -3,97 +3,140 @@
  * cxfw command engine (PRM section 2): runs the command queue slots rung through the
  * doorbell at BAR0 0x018.
  *
- * Per slot: DMA-read the 64-byte entry at cmdq_base + slot * 2^log_cmdq_stride, require
- * ownership = HW, check the descriptor (type 0x07, lengths), decode the command header from
- * the 16 inline input bytes, execute, then hand the entry back: inline output first, then the
- * dword holding delivery status and ownership (cleared), so software polling ownership never
- * sees a half-written result.  Mailboxes and command execution arrive with the bring-up
- * issue; until then every delivered command completes with output status BAD_OP.
+ * Per slot, in the worker:
+ *  1. DMA-read the 64-byte entry at cmdq_base + slot * 2^log_cmdq_stride; it must be owned
+ *     by hardware.
+ *  2. Check the descriptor: type 0x07, reserved fields clear, lengths within
+ *     CXFW_CMD_MAX_LEN, entry signature (only when cmdif_checksum == 3).
+ *  3. Walk the input mailbox chain (1 KiB-aligned 576-byte blocks): every block must carry
+ *     the entry's token and its block number, be readable, and (checksums on) have valid
+ *     signatures; the chain must hold ceil((input_length - 16) / 512) blocks (extra blocks
+ *     after those are ignored: the stock driver reuses cached chains longer than needed).
+ *     The output chain is checked the same way before anything executes.
+ *  4. Decode the header and dispatch: unknown or unimplemented opcode -> BAD_OP; then
+ *     lengths (BAD_INPUT_LEN / BAD_OUTPUT_LEN), op_mod (BAD_OP), uid (BAD_PARAM), HCA state
+ *     (BAD_SYS_STATE), then the command's own checks.
+ *  5. Hand the entry back: output mailboxes, inline output, then the dword holding the
+ *     delivery status with ownership cleared (so software polling ownership never sees a
+ *     half-written result); finally a command-completion EQE (type 0x0a, data = 1 << slot)
+ *     if an EQ subscribed to that event existed when the command was delivered and still
+ *     does.
+ *
+ * A descriptor or chain problem completes the entry with a non-zero delivery status and no
+ * output.  An entry the device cannot even read stays owned by hardware (the DMA error is
+ * counted and logged).
  */
+#include <stdlib.h>
 #include <string.h>
 
-#include "cmd_layout.h"
 #include "cxfw_priv.h"
 
 #define CXFW_CMD_ENTRY_DWORDS	(CXIB_CMD_ENTRY_SIZE / 4)
-#define CXFW_CMD_INLINE_DWORDS	(CXIB_CMD_INLINE_LEN / 4)
 
-/*
- * Syndromes are opaque to the driver, which prints them.  The model's are
- * class << 24 | detail, so a log line tells which check failed.
- */
-#define CXFW_SYND_CLASS_BAD_OPCODE	0x0b	/* detail: opcode */
-#define CXFW_SYND_CLASS_BAD_INLEN	0x1e	/* detail: input_length (saturated) */
-#define CXFW_SYND(cls, detail)		((uint32_t)(cls) << 24 | ((uint32_t)(detail) & 0xffffff))
+/* Reserved bits of the entry (delivery status 0x09 when set). */
+#define CXFW_ENTRY_DW0_RSVD	0x00ffffffu	/* type is [31:24] */
+#define CXFW_ENTRY_PTR_L_RSVD	0x000001ffu	/* pointer[8:0] */
+#define CXFW_ENTRY_DW15_RSVD	0x0000ff00u
+#define CXFW_MBOX_ALIGN_BIT	0x00000200u	/* pointer bit 9: not 1 KiB aligned */
 
-/* One command being executed, decoded from its entry. */
-struct cxfw_cmd {
-	unsigned int slot;
-	uint16_t opcode;
-	uint16_t op_mod;
-	uint32_t inlen, outlen;
-	const __be32 *in;	/* first 16 input bytes */
-	__be32 *out;		/* first 16 output bytes, zeroed before execution */
-};
+typedef uint8_t (*cxfw_cmd_fn)(struct cxfw_dev *dev, struct cxfw_cmd *cmd);
 
 struct cxfw_cmd_desc {
 	uint16_t opcode;
 	const char *name;
-	/* Fills cmd->out; returns the output status.  NULL: not implemented yet. */
-	uint8_t (*exec)(struct cxfw_dev *dev, struct cxfw_cmd *cmd, uint32_t *syndrome);
+	cxfw_cmd_fn exec;	/* NULL: known opcode, not implemented (BAD_OP) */
+	uint32_t inlen;		/* minimum input_length (the PRM's struct size) */
+	uint32_t outlen;	/* minimum output_length */
+	uint32_t op_mods;	/* bit n: op_mod n is accepted (op_mod < 32) */
+	uint32_t states;	/* CXFW_ST() of the HCA states it may run in */
 };
 
-/* Opcodes of PRM section 3; execution arrives with the bring-up issue. */
+#define CXFW_ST_LIVE	(CXFW_ST(CXFW_HCA_ENABLED) | CXFW_ST(CXFW_HCA_INITIALIZED))
+#define CXFW_ST_INIT	CXFW_ST(CXFW_HCA_INITIALIZED)
+#define CXFW_ST_ON	(CXFW_ST_LIVE | CXFW_ST(CXFW_HCA_TORN_DOWN))
+
+#define CMD(op, fn, in, out, mods, st) \
+	{ CXIB_CMD_OP_##op, #op, fn, in, out, mods, st }
+#define NOCMD(op)	{ CXIB_CMD_OP_##op, #op, NULL, 0, 0, 0, 0 }
+
 static const struct cxfw_cmd_desc cxfw_cmds[] = {
-	{ 0x100, "QUERY_HCA_CAP", NULL },
-	{ 0x101, "QUERY_ADAPTER", NULL },
-	{ 0x102, "INIT_HCA", NULL },
-	{ 0x103, "TEARDOWN_HCA", NULL },
-	{ 0x104, "ENABLE_HCA", NULL },
-	{ 0x105, "DISABLE_HCA", NULL },
-	{ 0x107, "QUERY_PAGES", NULL },
-	{ 0x108, "MANAGE_PAGES", NULL },
-	{ 0x109, "SET_HCA_CAP", NULL },
-	{ 0x10a, "QUERY_ISSI", NULL },
-	{ 0x10b, "SET_ISSI", NULL },
-	{ 0x10d, "SET_DRIVER_VERSION", NULL },
-	{ 0x200, "CREATE_MKEY", NULL },
-	{ 0x201, "QUERY_MKEY", NULL },
-	{ 0x202, "DESTROY_MKEY", NULL },
-	{ 0x203, "QUERY_SPECIAL_CONTEXTS", NULL },
-	{ 0x301, "CREATE_EQ", NULL },
-	{ 0x302, "DESTROY_EQ", NULL },
-	{ 0x303, "QUERY_EQ", NULL },
-	{ 0x400, "CREATE_CQ", NULL },
-	{ 0x401, "DESTROY_CQ", NULL },
-	{ 0x402, "QUERY_CQ", NULL },
-	{ 0x403, "MODIFY_CQ", NULL },
-	{ 0x500, "CREATE_QP", NULL },
-	{ 0x501, "DESTROY_QP", NULL },
-	{ 0x502, "RST2INIT_QP", NULL },
-	{ 0x503, "INIT2RTR_QP", NULL },
-	{ 0x504, "RTR2RTS_QP", NULL },
-	{ 0x505, "RTS2RTS_QP", NULL },
-	{ 0x506, "SQERR2RTS_QP", NULL },
-	{ 0x507, "2ERR_QP", NULL },
-	{ 0x50a, "2RST_QP", NULL },
-	{ 0x50b, "QUERY_QP", NULL },
-	{ 0x50d, "MAD_IFC", NULL },
-	{ 0x700, "CREATE_SRQ", NULL },
-	{ 0x701, "DESTROY_SRQ", NULL },
-	{ 0x702, "QUERY_SRQ", NULL },
-	{ 0x703, "ARM_RQ", NULL },
-	{ 0x762, "QUERY_HCA_VPORT_CONTEXT", NULL },
-	{ 0x800, "ALLOC_PD", NULL },
-	{ 0x801, "DEALLOC_PD", NULL },
-	{ 0x802, "ALLOC_UAR", NULL },
-	{ 0x803, "DEALLOC_UAR", NULL },
-	{ 0x805, "ACCESS_REG", NULL },
-	{ 0x806, "ATTACH_TO_MCG", NULL },
-	{ 0x807, "DETACH_FROM_MCG", NULL },
-	{ 0x80d, "NOP", NULL },
-	{ 0x80e, "ALLOC_XRCD", NULL },
-	{ 0x80f, "DEALLOC_XRCD", NULL },
+	CMD(QUERY_HCA_CAP, cxfw_cmd_query_hca_cap, CXIB_QUERY_HCA_CAP_IN_LEN,
+	    CXIB_QUERY_HCA_CAP_OUT_LEN, 0x3, CXFW_ST_LIVE),
+	CMD(QUERY_ADAPTER, cxfw_cmd_query_adapter, CXIB_QUERY_ADAPTER_IN_LEN,
+	    CXIB_QUERY_ADAPTER_OUT_LEN, 0x1, CXFW_ST_LIVE),
+	CMD(INIT_HCA, cxfw_cmd_init_hca, CXIB_INIT_HCA_IN_LEN, CXIB_INIT_HCA_OUT_LEN, 0x1,
+	    CXFW_ST(CXFW_HCA_ENABLED)),
+	CMD(TEARDOWN_HCA, cxfw_cmd_teardown_hca, CXIB_TEARDOWN_HCA_IN_LEN,
+	    CXIB_TEARDOWN_HCA_OUT_LEN, 0x1, CXFW_ST_INIT),
+	CMD(ENABLE_HCA, cxfw_cmd_enable_hca, CXIB_ENABLE_HCA_IN_LEN, CXIB_ENABLE_HCA_OUT_LEN,
+	    0x1, CXFW_ST(CXFW_HCA_DISABLED)),
+	CMD(DISABLE_HCA, cxfw_cmd_disable_hca, CXIB_DISABLE_HCA_IN_LEN,
+	    CXIB_DISABLE_HCA_OUT_LEN, 0x1,
+	    CXFW_ST(CXFW_HCA_ENABLED) | CXFW_ST(CXFW_HCA_TORN_DOWN)),
+	CMD(QUERY_PAGES, cxfw_cmd_query_pages, CXIB_QUERY_PAGES_IN_LEN,
+	    CXIB_QUERY_PAGES_OUT_LEN, 0xe, CXFW_ST_ON),
+	CMD(MANAGE_PAGES, cxfw_cmd_manage_pages, CXIB_MANAGE_PAGES_IN_LEN(0),
+	    CXIB_MANAGE_PAGES_OUT_LEN(0), 0x7, CXFW_ST_ON),
+	CMD(SET_HCA_CAP, cxfw_cmd_set_hca_cap, CXIB_SET_HCA_CAP_IN_LEN,
+	    CXIB_SET_HCA_CAP_OUT_LEN, 0x1, CXFW_ST(CXFW_HCA_ENABLED)),
+	CMD(QUERY_ISSI, cxfw_cmd_query_issi, CXIB_QUERY_ISSI_IN_LEN, CXIB_QUERY_ISSI_OUT_LEN,
+	    0x1, CXFW_ST_LIVE),
+	CMD(SET_ISSI, cxfw_cmd_set_issi, CXIB_SET_ISSI_IN_LEN, CXIB_SET_ISSI_OUT_LEN, 0x1,
+	    CXFW_ST(CXFW_HCA_ENABLED)),
+	NOCMD(SET_DRIVER_VERSION),
+	NOCMD(CREATE_MKEY),
+	NOCMD(QUERY_MKEY),
+	NOCMD(DESTROY_MKEY),
+	NOCMD(QUERY_SPECIAL_CONTEXTS),
+	CMD(CREATE_EQ, cxfw_cmd_create_eq, CXIB_CREATE_EQ_IN_LEN(0), CXIB_CREATE_EQ_OUT_LEN,
+	    0x1, CXFW_ST_INIT),
+	CMD(DESTROY_EQ, cxfw_cmd_destroy_eq, CXIB_DESTROY_EQ_IN_LEN, CXIB_DESTROY_EQ_OUT_LEN,
+	    0x1, CXFW_ST_INIT),
+	CMD(QUERY_EQ, cxfw_cmd_query_eq, CXIB_QUERY_EQ_IN_LEN, CXIB_QUERY_EQ_OUT_LEN, 0x1,
+	    CXFW_ST_INIT),
+	NOCMD(CREATE_CQ),
+	NOCMD(DESTROY_CQ),
+	NOCMD(QUERY_CQ),
+	NOCMD(MODIFY_CQ),
+	NOCMD(CREATE_QP),
+	NOCMD(DESTROY_QP),
+	NOCMD(RST2INIT_QP),
+	NOCMD(INIT2RTR_QP),
+	NOCMD(RTR2RTS_QP),
+	NOCMD(RTS2RTS_QP),
+	NOCMD(SQERR2RTS_QP),
+	NOCMD(2ERR_QP),
+	NOCMD(2RST_QP),
+	NOCMD(QUERY_QP),
+	CMD(MAD_IFC, cxfw_cmd_mad_ifc, CXIB_MAD_IFC_IN_LEN, CXIB_MAD_IFC_OUT_LEN, 0xff,
+	    CXFW_ST_INIT),
+	NOCMD(CREATE_SRQ),
+	NOCMD(DESTROY_SRQ),
+	NOCMD(QUERY_SRQ),
+	NOCMD(ARM_RQ),
+	CMD(QUERY_VPORT_STATE, cxfw_cmd_query_vport_state, CXIB_QUERY_VPORT_STATE_IN_LEN,
+	    CXIB_QUERY_VPORT_STATE_OUT_LEN, 0x7, CXFW_ST_INIT),
+	CMD(QUERY_HCA_VPORT_CONTEXT, cxfw_cmd_query_hca_vport_context,
+	    CXIB_QUERY_HCA_VPORT_CONTEXT_IN_LEN, CXIB_QUERY_HCA_VPORT_CONTEXT_OUT_LEN, 0x1,
+	    CXFW_ST_INIT),
+	CMD(QUERY_HCA_VPORT_GID, cxfw_cmd_query_hca_vport_gid, CXIB_QUERY_HCA_VPORT_GID_IN_LEN,
+	    CXIB_QUERY_HCA_VPORT_GID_OUT_LEN(1), 0x1, CXFW_ST_INIT),
+	CMD(QUERY_HCA_VPORT_PKEY, cxfw_cmd_query_hca_vport_pkey,
+	    CXIB_QUERY_HCA_VPORT_PKEY_IN_LEN, CXIB_QUERY_HCA_VPORT_PKEY_OUT_LEN(1), 0x1,
+	    CXFW_ST_INIT),
+	NOCMD(ALLOC_PD),
+	NOCMD(DEALLOC_PD),
+	CMD(ALLOC_UAR, cxfw_cmd_alloc_uar, CXIB_ALLOC_UAR_IN_LEN, CXIB_ALLOC_UAR_OUT_LEN, 0x1,
+	    CXFW_ST_INIT),
+	CMD(DEALLOC_UAR, cxfw_cmd_dealloc_uar, CXIB_DEALLOC_UAR_IN_LEN,
+	    CXIB_DEALLOC_UAR_OUT_LEN, 0x1, CXFW_ST_INIT),
+	CMD(ACCESS_REG, cxfw_cmd_access_reg, CXIB_ACCESS_REG_IN_LEN(0),
+	    CXIB_ACCESS_REG_OUT_LEN(0), 0x3, CXFW_ST_LIVE),
+	NOCMD(ATTACH_TO_MCG),
+	NOCMD(DETACH_FROM_MCG),
+	CMD(NOP, cxfw_cmd_nop, CXIB_NOP_IN_LEN, CXIB_NOP_OUT_LEN, 0x1, CXFW_ST_ANY),
+	NOCMD(ALLOC_XRCD),
+	NOCMD(DEALLOC_XRCD),
 };
 
 static const struct cxfw_cmd_desc *cxfw_cmd_lookup(uint16_t opcode)
@@ -106,61 +149,58 @@ static const struct cxfw_cmd_desc *cxfw_cmd_lookup(uint16_t opcode)
 	return NULL;
 }
 
-/* Decode and execute a delivered command; fills cmd->out. */
-static void cxfw_cmd_exec(struct cxfw_dev *dev, struct cxfw_cmd *cmd)
+bool cxfw_cmd_checksums(struct cxfw_dev *dev)
 {
-	const struct cxfw_cmd_desc *desc;
-	uint32_t syndrome = 0;
-	uint8_t status;
+	bool on;
 
-	cmd->opcode = (uint16_t)CXIB_GET(cmd->in, CXIB_CMD_IN_OPCODE);
-	cmd->op_mod = (uint16_t)CXIB_GET(cmd->in, CXIB_CMD_IN_OP_MOD);
-	desc = cxfw_cmd_lookup(cmd->opcode);
-
-	if (cmd->inlen < CXIB_CMD_IN_HDR_LEN) {
-		status = CXIB_CMD_STAT_BAD_INPUT_LEN;
-		syndrome = CXFW_SYND(CXFW_SYND_CLASS_BAD_INLEN, cmd->inlen);
-	} else if (desc && desc->exec) {
-		status = desc->exec(dev, cmd, &syndrome);
-	} else {
-		status = CXIB_CMD_STAT_BAD_OP;
-		syndrome = CXFW_SYND(CXFW_SYND_CLASS_BAD_OPCODE, cmd->opcode);
-	}
-
-	CXIB_SET(cmd->out, CXIB_CMD_OUT_STATUS, status);
-	CXIB_SET(cmd->out, CXIB_CMD_OUT_SYNDROME, syndrome);
-	cxfw_log(dev, CXFW_LOG_DEBUG,
-		 "cxfw: cmd slot %u %s (0x%x) op_mod 0x%x inlen %u outlen %u: status 0x%02x syndrome 0x%08x",
-		 cmd->slot, desc ? desc->name : "unknown", cmd->opcode, cmd->op_mod, cmd->inlen,
-		 cmd->outlen, status, syndrome);
+	pthread_mutex_lock(&dev->lock);
+	on = CXIB_GET(dev->cap_cur.dw, CXIB_HCA_CAP_CMDIF_CHECKSUM) ==
+	     CXIB_CAP_CMDIF_CHECKSUM_ENABLED;
+	pthread_mutex_unlock(&dev->lock);
+	return on;
 }
 
-/* Check the descriptor and run the command; returns the delivery status. */
-static uint8_t cxfw_cmd_deliver(struct cxfw_dev *dev, unsigned int slot, const __be32 *ent,
-				__be32 *out)
+static uint32_t cxfw_saturate24(uint32_t v)
 {
-	struct cxfw_cmd cmd = {
-		.slot = slot,
-		.inlen = CXIB_GET(ent, CXIB_CMD_ENTRY_INPUT_LENGTH),
-		.outlen = CXIB_GET(ent, CXIB_CMD_ENTRY_OUTPUT_LENGTH),
-		.in = ent + CXIB_CMD_ENTRY_IN_INLINE_OFFSET / 4,
-		.out = out,
-	};
-	uint32_t type = CXIB_GET(ent, CXIB_CMD_ENTRY_TYPE);
+	return v > 0xffffff ? 0xffffff : v;
+}
 
-	if (type != CXIB_CMD_TYPE_PCIE) {
-		cxfw_log(dev, CXFW_LOG_ERR, "cxfw: cmd slot %u: bad descriptor type 0x%02x",
-			 slot, type);
-		return CXIB_CMD_DELIVERY_BAD_CMD_DESCRIPTOR;
-	}
-	if (cmd.outlen < CXIB_CMD_OUT_HDR_LEN) {
-		/* not even room for status and syndrome */
-		cxfw_log(dev, CXFW_LOG_ERR, "cxfw: cmd slot %u: output_length %u too short",
-			 slot, cmd.outlen);
-		return CXIB_CMD_DELIVERY_OUTPUT_LEN_ERR;
-	}
-	cxfw_cmd_exec(dev, &cmd);
-	return CXIB_CMD_DELIVERY_OK;
+/* Decode and execute a delivered command; returns the output status. */
+static uint8_t cxfw_cmd_dispatch(struct cxfw_dev *dev, struct cxfw_cmd *cmd,
+				 const struct cxfw_cmd_desc *desc)
+{
+	enum cxfw_hca_state state;
+	uint16_t uid = (uint16_t)CXIB_GET(cmd->in, CXIB_CMD_IN_UID);
+
+	if (cmd->inlen < CXIB_CMD_IN_HDR_LEN)
+		return cxfw_fail(cmd, CXIB_CMD_STAT_BAD_INPUT_LEN,
+				 CXFW_SYND(CXFW_SYND_BAD_INLEN, cxfw_saturate24(cmd->inlen)));
+	if (!desc || !desc->exec)
+		return cxfw_fail(cmd, CXIB_CMD_STAT_BAD_OP,
+				 CXFW_SYND(CXFW_SYND_BAD_OPCODE, cmd->opcode));
+	if (cmd->inlen < desc->inlen)
+		return cxfw_fail(cmd, CXIB_CMD_STAT_BAD_INPUT_LEN,
+				 CXFW_SYND(CXFW_SYND_BAD_INLEN, cxfw_saturate24(cmd->inlen)));
+	if (cmd->outlen < desc->outlen)
+		return cxfw_fail(cmd, CXIB_CMD_STAT_BAD_OUTPUT_LEN,
+				 CXFW_SYND(CXFW_SYND_BAD_OUTLEN, cxfw_saturate24(cmd->outlen)));
+	if (cmd->op_mod >= 32 || !(desc->op_mods & (1u << cmd->op_mod)))
+		return cxfw_fail(cmd, CXIB_CMD_STAT_BAD_OP,
+				 CXFW_SYND(CXFW_SYND_BAD_OP_MOD, cmd->op_mod));
+	/* no user contexts (log_max_uctx = 0): only the kernel's uid 0 exists */
+	if (uid)
+		return cxfw_fail(cmd, CXIB_CMD_STAT_BAD_PARAM, CXFW_SYND(CXFW_SYND_BAD_UID, uid));
+	/* dword 1 [31:16] is reserved in every command header */
+	if (CXIB_GET(cmd->in, 1, 31, 16))
+		return cxfw_fail(cmd, CXIB_CMD_STAT_BAD_PARAM, CXFW_SYND(CXFW_SYND_RESERVED, 1));
+
+	pthread_mutex_lock(&dev->lock);
+	state = dev->hca_state;
+	pthread_mutex_unlock(&dev->lock);
+	if (!(desc->states & CXFW_ST(state)))
+		return cxfw_fail(cmd, CXIB_CMD_STAT_BAD_SYS_STATE,
+				 CXFW_SYND(CXFW_SYND_BAD_STATE, state));
+	return desc->exec(dev, cmd);
 }
 
 static void cxfw_cmd_dma_error(struct cxfw_dev *dev, unsigned int slot, const char *what,
@@ -171,14 +211,279 @@ static void cxfw_cmd_dma_error(struct cxfw_dev *dev, unsigned int slot, const ch
 		 (unsigned long long)addr);
 }
 
+/* A mailbox chain as read from the guest. */
+struct cxfw_chain {
+	uint32_t nblocks;
+	uint64_t *addr;			/* block addresses */
+	struct cxib_cmd_mailbox *blk;	/* block images (output chain: for the signature) */
+};
+
+static void cxfw_chain_free(struct cxfw_chain *ch)
+{
+	free(ch->addr);
+	free(ch->blk);
+	ch->addr = NULL;
+	ch->blk = NULL;
+}
+
+static bool cxfw_block_sigs_ok(const struct cxib_cmd_mailbox *b, bool data_too)
+{
+	const uint8_t *p = (const uint8_t *)b;
+
+	if (cxib_xor8(p + CXIB_CMD_MBOX_CTRL_SIG_START,
+		      CXIB_CMD_MBOX_CTRL_SIG_END - CXIB_CMD_MBOX_CTRL_SIG_START + 1) !=
+	    CXIB_CMD_SIG_GOOD)
+		return false;
+	return !data_too || cxib_xor8(p, CXIB_CMD_MBOX_SIZE) == CXIB_CMD_SIG_GOOD;
+}
+
+/*
+ * Walk the chain of @n blocks starting at @ptr; returns the delivery status.  @is_input:
+ * copy the data after the inline bytes of @buf; otherwise keep the images for the write.
+ */
+static uint8_t cxfw_chain_read(struct cxfw_dev *dev, unsigned int slot, uint64_t ptr,
+			       uint32_t n, uint8_t token, bool csum, bool is_input,
+			       uint8_t *buf, uint32_t len, struct cxfw_chain *ch)
+{
+	const uint8_t len_err = is_input ? CXIB_CMD_DELIVERY_INPUT_LEN_ERR :
+					   CXIB_CMD_DELIVERY_OUTPUT_LEN_ERR;
+	const char *dir = is_input ? "input" : "output";
+	struct cxib_cmd_mailbox b;
+	uint32_t k, off, chunk;
+
+	ch->nblocks = n;
+	ch->addr = calloc(n ? n : 1, sizeof(*ch->addr));
+	ch->blk = is_input ? NULL : calloc(n ? n : 1, sizeof(*ch->blk));
+	if (!ch->addr || (!is_input && !ch->blk)) {
+		cxfw_log(dev, CXFW_LOG_ERR, "cxfw: cmd slot %u: out of memory", slot);
+		return CXIB_CMD_DELIVERY_FW_INTERNAL_ERR;
+	}
+	if (n && (ptr & CXFW_MBOX_ALIGN_BIT)) {
+		cxfw_log(dev, CXFW_LOG_ERR, "cxfw: cmd slot %u: %s mailbox 0x%llx not 1 KiB aligned",
+			 slot, dir, (unsigned long long)ptr);
+		return is_input ? CXIB_CMD_DELIVERY_INPUT_PTR_ALIGN :
+				  CXIB_CMD_DELIVERY_OUTPUT_PTR_ALIGN;
+	}
+	for (k = 0; k < n; k++) {
+		uint64_t next;
+
+		if (!ptr) {
+			cxfw_log(dev, CXFW_LOG_ERR,
+				 "cxfw: cmd slot %u: %s chain ends after %u of %u blocks", slot,
+				 dir, k, n);
+			return len_err;
+		}
+		if (dev->plat.dma_read(dev->plat.opaque, ptr, &b, sizeof(b))) {
+			cxfw_cmd_dma_error(dev, slot, is_input ? "read of input mailbox" :
+				"read of output mailbox", ptr);
+			return CXIB_CMD_DELIVERY_BAD_CMD_DESCRIPTOR;
+		}
+		if (csum && !cxfw_block_sigs_ok(&b, is_input)) {
+			cxfw_log(dev, CXFW_LOG_ERR, "cxfw: cmd slot %u: %s block %u bad signature",
+				 slot, dir, k);
+			return CXIB_CMD_DELIVERY_SIGNATURE_ERR;
+		}
+		if (CXIB_GET(&b, CXIB_CMD_MBOX_TOKEN) != token) {
+			cxfw_log(dev, CXFW_LOG_ERR,
+				 "cxfw: cmd slot %u: %s block %u token 0x%02x, entry 0x%02x", slot,
+				 dir, k, CXIB_GET(&b, CXIB_CMD_MBOX_TOKEN), token);
+			return CXIB_CMD_DELIVERY_TOKEN_ERR;
+		}
+		if (CXIB_GET(&b, CXIB_CMD_MBOX_BLOCK_NUMBER) != k) {
+			cxfw_log(dev, CXFW_LOG_ERR,
+				 "cxfw: cmd slot %u: %s block %u has block_number %u", slot, dir, k,
+				 CXIB_GET(&b, CXIB_CMD_MBOX_BLOCK_NUMBER));
+			return CXIB_CMD_DELIVERY_BAD_BLOCK_NUMBER;
+		}
+		ch->addr[k] = ptr;
+		if (is_input) {
+			off = CXIB_CMD_INLINE_LEN + k * CXIB_CMD_MBOX_DATA_LEN;
+			chunk = len - off < CXIB_CMD_MBOX_DATA_LEN ? len - off :
+								     CXIB_CMD_MBOX_DATA_LEN;
+			memcpy(buf + off, b.data, chunk);
+		} else {
+			ch->blk[k] = b;
+		}
+		next = (uint64_t)CXIB_GET(&b, CXIB_CMD_MBOX_NEXT_PTR_H) << 32 |
+		       CXIB_FIELD_PREP(CXIB_CMD_MBOX_NEXT_PTR_L,
+				       CXIB_GET(&b, CXIB_CMD_MBOX_NEXT_PTR_L));
+		ptr = next;
+	}
+	return CXIB_CMD_DELIVERY_OK;
+}
+
+/* Write the output beyond the inline bytes into the output chain; false on a DMA error. */
+static bool cxfw_chain_write(struct cxfw_dev *dev, unsigned int slot, struct cxfw_chain *ch,
+			     const uint8_t *out, uint32_t outlen, bool csum)
+{
+	uint32_t k, off, chunk;
+
+	for (k = 0; k < ch->nblocks; k++) {
+		struct cxib_cmd_mailbox *b = &ch->blk[k];
+		uint8_t *raw = (uint8_t *)b;
+
+		off = CXIB_CMD_INLINE_LEN + k * CXIB_CMD_MBOX_DATA_LEN;
+		chunk = outlen - off < CXIB_CMD_MBOX_DATA_LEN ? outlen - off :
+								 CXIB_CMD_MBOX_DATA_LEN;
+		memset(b->data, 0, sizeof(b->data));
+		memcpy(b->data, out + off, chunk);
+		if (dev->plat.dma_write(dev->plat.opaque, ch->addr[k], b->data, sizeof(b->data))) {
+			cxfw_cmd_dma_error(dev, slot, "write of output mailbox", ch->addr[k]);
+			return false;
+		}
+		if (!csum)
+			continue;
+		raw[CXIB_CMD_MBOX_SIG_END] = 0;
+		raw[CXIB_CMD_MBOX_SIG_END] = (uint8_t)~cxib_xor8(raw, CXIB_CMD_MBOX_SIZE);
+		if (dev->plat.dma_write(dev->plat.opaque, ch->addr[k] + CXIB_CMD_MBOX_SIG_END,
+					&raw[CXIB_CMD_MBOX_SIG_END], 1)) {
+			cxfw_cmd_dma_error(dev, slot, "write of output signature", ch->addr[k]);
+			return false;
+		}
+	}
+	return true;
+}
+
+static uint64_t cxfw_entry_ptr(const __be32 *ent, unsigned int dw_h, unsigned int dw_l)
+{
+	return (uint64_t)CXIB_GET(ent, dw_h, 31, 0) << 32 | CXIB_GET(ent, dw_l, 31, 0);
+}
+
+/* Descriptor checks that need no DMA; returns the delivery status. */
+static uint8_t cxfw_entry_check(struct cxfw_dev *dev, unsigned int slot, const __be32 *ent,
+				bool csum)
+{
+	uint32_t type = CXIB_GET(ent, CXIB_CMD_ENTRY_TYPE);
+	uint32_t inlen = CXIB_GET(ent, CXIB_CMD_ENTRY_INPUT_LENGTH);
+	uint32_t outlen = CXIB_GET(ent, CXIB_CMD_ENTRY_OUTPUT_LENGTH);
+
+	if (type != CXIB_CMD_TYPE_PCIE) {
+		cxfw_log(dev, CXFW_LOG_ERR, "cxfw: cmd slot %u: bad descriptor type 0x%02x",
+			 slot, type);
+		return CXIB_CMD_DELIVERY_BAD_CMD_DESCRIPTOR;
+	}
+	if (csum && cxib_xor8(ent, CXIB_CMD_ENTRY_SIZE) != CXIB_CMD_SIG_GOOD) {
+		cxfw_log(dev, CXFW_LOG_ERR, "cxfw: cmd slot %u: bad entry signature", slot);
+		return CXIB_CMD_DELIVERY_SIGNATURE_ERR;
+	}
+	if ((CXIB_GET(ent, 0, 31, 0) & CXFW_ENTRY_DW0_RSVD) ||
+	    (CXIB_GET(ent, 3, 31, 0) & CXFW_ENTRY_PTR_L_RSVD) ||
+	    (CXIB_GET(ent, 13, 31, 0) & CXFW_ENTRY_PTR_L_RSVD) ||
+	    (CXIB_GET(ent, 15, 31, 0) & CXFW_ENTRY_DW15_RSVD)) {
+		cxfw_log(dev, CXFW_LOG_ERR, "cxfw: cmd slot %u: reserved entry bits set", slot);
+		return CXIB_CMD_DELIVERY_RES_FLD_NOT_CLR;
+	}
+	if (inlen > CXFW_CMD_MAX_LEN) {
+		cxfw_log(dev, CXFW_LOG_ERR, "cxfw: cmd slot %u: input_length %u too long", slot,
+			 inlen);
+		return CXIB_CMD_DELIVERY_INPUT_LEN_ERR;
+	}
+	if (outlen < CXIB_CMD_OUT_HDR_LEN || outlen > CXFW_CMD_MAX_LEN) {
+		/* not even room for status and syndrome, or absurd */
+		cxfw_log(dev, CXFW_LOG_ERR, "cxfw: cmd slot %u: bad output_length %u", slot,
+			 outlen);
+		return CXIB_CMD_DELIVERY_OUTPUT_LEN_ERR;
+	}
+	return CXIB_CMD_DELIVERY_OK;
+}
+
+/* Round a length up to whole dwords, at least the 16 inline bytes. */
+static uint32_t cxfw_buf_len(uint32_t len)
+{
+	len = len < CXIB_CMD_INLINE_LEN ? CXIB_CMD_INLINE_LEN : len;
+	return (len + 3) & ~3u;
+}
+
+/*
+ * Deliver and execute the command in @ent (a copy of the entry; its inline output is
+ * filled in); returns the delivery status.  The output mailboxes are written here.
+ */
+static uint8_t cxfw_cmd_deliver(struct cxfw_dev *dev, unsigned int slot, __be32 *ent,
+				bool csum)
+{
+	const unsigned int in_dw = CXIB_CMD_ENTRY_IN_INLINE_OFFSET / 4;
+	const unsigned int out_dw = CXIB_CMD_ENTRY_OUT_INLINE_OFFSET / 4;
+	struct cxfw_chain in_ch = { 0 }, out_ch = { 0 };
+	const struct cxfw_cmd_desc *desc;
+	struct cxfw_cmd cmd = { .slot = slot };
+	uint8_t token = (uint8_t)CXIB_GET(ent, CXIB_CMD_ENTRY_TOKEN);
+	uint8_t delivery, status;
+	uint8_t *in = NULL, *out = NULL;
+
+	delivery = cxfw_entry_check(dev, slot, ent, csum);
+	if (delivery != CXIB_CMD_DELIVERY_OK)
+		return delivery;
+
+	cmd.inlen = CXIB_GET(ent, CXIB_CMD_ENTRY_INPUT_LENGTH);
+	cmd.outlen = CXIB_GET(ent, CXIB_CMD_ENTRY_OUTPUT_LENGTH);
+	in = calloc(1, cxfw_buf_len(cmd.inlen));
+	out = calloc(1, cxfw_buf_len(cmd.outlen));
+	if (!in || !out) {
+		cxfw_log(dev, CXFW_LOG_ERR, "cxfw: cmd slot %u: out of memory", slot);
+		delivery = CXIB_CMD_DELIVERY_FW_INTERNAL_ERR;
+		goto out;
+	}
+	memcpy(in, &ent[in_dw], CXIB_CMD_INLINE_LEN);
+
+	delivery = cxfw_chain_read(dev, slot,
+				   cxfw_entry_ptr(ent, CXIB_DW(CXIB_CMD_ENTRY_INPUT_MAILBOX_PTR_H),
+						  CXIB_DW(CXIB_CMD_ENTRY_INPUT_MAILBOX_PTR_L)),
+				   CXIB_CMD_MBOX_BLOCKS(cmd.inlen), token, csum, true, in,
+				   cmd.inlen, &in_ch);
+	if (delivery != CXIB_CMD_DELIVERY_OK)
+		goto out;
+	delivery = cxfw_chain_read(dev, slot,
+				   cxfw_entry_ptr(ent, CXIB_DW(CXIB_CMD_ENTRY_OUTPUT_MAILBOX_PTR_H),
+						  CXIB_DW(CXIB_CMD_ENTRY_OUTPUT_MAILBOX_PTR_L)),
+				   CXIB_CMD_MBOX_BLOCKS(cmd.outlen), token, csum, false, NULL,
+				   cmd.outlen, &out_ch);
+	if (delivery != CXIB_CMD_DELIVERY_OK)
+		goto out;
+
+	cmd.in = (const __be32 *)in;
+	cmd.out = (__be32 *)out;
+	cmd.opcode = (uint16_t)CXIB_GET(cmd.in, CXIB_CMD_IN_OPCODE);
+	cmd.op_mod = (uint16_t)CXIB_GET(cmd.in, CXIB_CMD_IN_OP_MOD);
+	desc = cxfw_cmd_lookup(cmd.opcode);
+
+	status = cxfw_cmd_dispatch(dev, &cmd, desc);
+	if (status != CXIB_CMD_STAT_OK) {
+		/* a failed command returns nothing but status and syndrome */
+		memset(out, 0, cxfw_buf_len(cmd.outlen));
+		cxfw_stat_add(dev, &dev->stats.cmd_failures, 1);
+	}
+	CXIB_SET(cmd.out, CXIB_CMD_OUT_STATUS, status);
+	CXIB_SET(cmd.out, CXIB_CMD_OUT_SYNDROME, cmd.syndrome);
+	/* "not supported" is a normal answer (drivers probe); other failures are guest bugs */
+	cxfw_log(dev, !status ? CXFW_LOG_DEBUG :
+		      status == CXIB_CMD_STAT_BAD_OP ? CXFW_LOG_INFO : CXFW_LOG_ERR,
+		 "cxfw: cmd slot %u %s (0x%x) op_mod 0x%x inlen %u outlen %u: status 0x%02x syndrome 0x%08x",
+		 slot, desc ? desc->name : "unknown", cmd.opcode, cmd.op_mod, cmd.inlen,
+		 cmd.outlen, status, cmd.syndrome);
+
+	if (!cxfw_chain_write(dev, slot, &out_ch, out, cmd.outlen, csum)) {
+		delivery = CXIB_CMD_DELIVERY_BAD_CMD_DESCRIPTOR;
+		goto out;
+	}
+	memcpy(&ent[out_dw], out, CXIB_CMD_INLINE_LEN);
+out:
+	cxfw_chain_free(&in_ch);
+	cxfw_chain_free(&out_ch);
+	free(in);
+	free(out);
+	return delivery;
+}
+
 static void cxfw_cmd_run_slot(struct cxfw_dev *dev, uint64_t qbase, unsigned int slot)
 {
 	uint64_t addr = qbase + ((uint64_t)slot << CXIB_LOG_CMDQ_STRIDE_MIN);
-	__be32 ent[CXFW_CMD_ENTRY_DWORDS];
-	__be32 out[CXFW_CMD_INLINE_DWORDS];
 	const unsigned int sdw = CXIB_DW(CXIB_CMD_ENTRY_OWNERSHIP);
+	const unsigned int out_dw = CXIB_CMD_ENTRY_OUT_INLINE_OFFSET / 4;
+	__be32 ent[CXFW_CMD_ENTRY_DWORDS];
+	uint64_t cmd_eq = 0;
+	uint32_t vector[7] = { 0 };
 	uint8_t delivery;
-	bool fatal;
+	bool fatal, csum;
 
 	pthread_mutex_lock(&dev->lock);
 	fatal = dev->fatal;
@@ -195,22 +500,40 @@ static void cxfw_cmd_run_slot(struct cxfw_dev *dev, uint64_t qbase, unsigned int
 		return;
 	}
 
-	memset(out, 0, sizeof(out));
-	delivery = cxfw_cmd_deliver(dev, slot, ent, out);
+	/* the command-completion EQE goes only to an EQ that existed before the command */
+	cmd_eq = cxfw_eq_subscriber(dev, CXIB_EVENT_TYPE_CMD);
+	csum = cxfw_cmd_checksums(dev);
+	delivery = cxfw_cmd_deliver(dev, slot, ent, csum);
 	if (delivery == CXIB_CMD_DELIVERY_OK &&
-	    dev->plat.dma_write(dev->plat.opaque, addr + CXIB_CMD_ENTRY_OUT_INLINE_OFFSET, out,
-				sizeof(out))) {
+	    dev->plat.dma_write(dev->plat.opaque, addr + CXIB_CMD_ENTRY_OUT_INLINE_OFFSET,
+				&ent[out_dw], CXIB_CMD_INLINE_LEN)) {
 		cxfw_cmd_dma_error(dev, slot, "write of output", addr);
 		return;
 	}
 
 	CXIB_SET(ent, CXIB_CMD_ENTRY_STATUS, delivery);
 	CXIB_SET(ent, CXIB_CMD_ENTRY_OWNERSHIP, CXIB_CMD_OWNER_SW);
+	if (csum) {
+		/* the completed entry's bytes XOR to 0xff (the driver may verify it) */
+		CXIB_SET(ent, CXIB_CMD_ENTRY_SIGNATURE, 0);
+		CXIB_SET(ent, CXIB_CMD_ENTRY_SIGNATURE,
+			 (uint8_t)~cxib_xor8(ent, CXIB_CMD_ENTRY_SIZE));
+	}
 	if (dev->plat.dma_write(dev->plat.opaque, addr + 4 * sdw, &ent[sdw], sizeof(ent[sdw]))) {
 		cxfw_cmd_dma_error(dev, slot, "write of status", addr);
 		return;
 	}
-	cxfw_stat_add(dev, &dev->stats.cmds_completed, 1);
+	pthread_mutex_lock(&dev->lock);
+	dev->stats.cmds_completed++;
+	if (delivery != CXIB_CMD_DELIVERY_OK)
+		dev->stats.cmd_delivery_errors++;
+	pthread_mutex_unlock(&dev->lock);
+
+	/* after ownership: the driver may look at the entry as soon as it sees the EQE */
+	if (cmd_eq) {
+		vector[0] = 1u << slot;
+		cxfw_eq_post(dev, cmd_eq, CXIB_EVENT_TYPE_CMD, 0, vector);
+	}
 }
 
 void cxfw_cmd_process(struct cxfw_dev *dev)

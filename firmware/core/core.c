@@ -16,21 +16,30 @@
  *             computed lazily from platform->clock_ns(): nothing ticks in the background.
  *  - cmd.c    command engine.  A doorbell write only records the slot bits and calls
  *             platform->kick(); cxfw_process(), in the platform's worker, reads each rung
- *             entry by DMA, executes it and hands it back (output, delivery status, then
- *             ownership cleared in a second DMA so software never sees ownership before the
- *             output).  Until command execution lands, every well-formed command completes
- *             with output status BAD_OP.
+ *             entry and its input mailboxes by DMA, checks the descriptor and chain,
+ *             executes the command and hands it back (output mailboxes, inline output, then
+ *             delivery status with ownership cleared, then a command-completion EQE).
+ *  - hca.c    ENABLE/DISABLE_HCA, ISSI, capabilities, INIT/TEARDOWN_HCA, QUERY_ADAPTER, UARs.
+ *  - pages.c  QUERY_PAGES / MANAGE_PAGES and the firmware pages the driver lends.
+ *  - eq.c     event queues: EQE writing, ownership, EQ doorbells, MSI-X.
+ *  - port.c   port state (cable, auto-activation, LID), port events, ACCESS_REG registers,
+ *             HCA-vport queries.
+ *  - sma.c    MAD_IFC: the subnet management agent's SubnGet attributes.
  *  - core.c   create/destroy/reset, process, port link and receive, inject_fatal, stats.
  *
  * Locking: dev->lock (a pthread mutex) protects all mutable state.  It is held only for
- * register-sized critical sections and never across a platform callback, because a DMA may
- * target our own BAR (re-entering cxfw_mmio_*) and QEMU callbacks may take the BQL.
- * cxfw_process() is never concurrent with itself, so the engine's per-slot work needs no
- * lock beyond snapshotting the registers it uses.
+ * short critical sections and never across a platform callback (DMA, MSI-X, log, kick),
+ * because a DMA may target our own BAR (re-entering cxfw_mmio_*) and QEMU callbacks may
+ * take the BQL.  cxfw_process() is never concurrent with itself and is the only writer of
+ * EQEs and the only place EQs are created or destroyed, so an EQ stays valid across the
+ * DMA that writes one of its EQEs; MMIO (EQ doorbells) only touches EQ counters and the
+ * arm bit under the lock.
  *
  * Power-on / reset state: cmdq address 0, nic_interface 0, no pending doorbells, healthy,
- * "initializing" for cfg.init_delay_ms, health counter restarted.  Reset keeps the
- * statistics, the port link state (a cable property) and the free-running internal timer.
+ * "initializing" for cfg.init_delay_ms, health counter restarted; HCA disabled, ISSI 0,
+ * default capabilities, no EQs, UARs or pending port events, and pages still held reported
+ * as not returned and forgotten.  Reset keeps the statistics, the port link state (a cable
+ * property, so an auto-activated port stays ACTIVE) and the free-running internal timer.
  *
  * Fatal state (cxfw_inject_fatal): health buffer RFR=1, valid=1, severity=2 (critical), synd;
  * health_counter[31:24] = synd and [23:0] frozen; doorbells are then accepted but ignored
@@ -38,7 +47,9 @@
  *
  * Knobs (struct cxfw_config): pci_device_id (reported as health hw_id), fw_major/minor/
  * subminor, init_delay_ms, device_frequency_khz (internal timer rate; 0 = timer reads 0),
- * num_msix, num_ports (1..2), log_cmdq_size (1..5), serial/node_guid.
+ * num_msix, num_ports (1..2), log_cmdq_size (1..5), serial/node_guid, boot_pages/
+ * init_pages, supported_issi, auto_activate/lid, node_desc.  Documentation/model.md lists
+ * them with the command set.
  */
 #include <stdarg.h>
 #include <stdio.h>
@@ -54,6 +65,10 @@
 #define CXFW_DEFAULT_INIT_DELAY_MS	10
 #define CXFW_DEFAULT_FREQ_KHZ		156250	/* 156.25 MHz, a typical ConnectX-4 clock */
 #define CXFW_DEFAULT_NUM_MSIX		8
+#define CXFW_DEFAULT_BOOT_PAGES		16
+#define CXFW_DEFAULT_INIT_PAGES		64
+#define CXFW_DEFAULT_ISSI_MASK		0x3	/* ISSI 0 and 1 */
+#define CXFW_MAX_UNICAST_LID		0xbfff
 
 /* Node GUID derived from the serial: Mellanox OUI 00:02:c9, then 03:00, then the serial. */
 #define CXFW_GUID_PREFIX		0x0002c90300000000ull
@@ -97,6 +112,10 @@ void cxfw_config_defaults(struct cxfw_config *cfg)
 	cfg->num_msix = CXFW_DEFAULT_NUM_MSIX;
 	cfg->num_ports = 1;
 	cfg->log_cmdq_size = CXIB_LOG_CMDQ_SIZE_MAX;
+	cfg->boot_pages = CXFW_DEFAULT_BOOT_PAGES;
+	cfg->init_pages = CXFW_DEFAULT_INIT_PAGES;
+	cfg->supported_issi = CXFW_DEFAULT_ISSI_MASK;
+	cfg->auto_activate = true;
 }
 
 static bool cxfw_config_valid(const struct cxfw_config *cfg)
@@ -104,7 +123,10 @@ static bool cxfw_config_valid(const struct cxfw_config *cfg)
 	return cfg->num_ports >= 1 && cfg->num_ports <= CXFW_MAX_PORTS &&
 	       cfg->num_msix >= 1 && cfg->num_msix <= CXFW_MAX_MSIX &&
 	       cfg->log_cmdq_size >= CXFW_LOG_CMDQ_SIZE_MIN &&
-	       cfg->log_cmdq_size <= CXIB_LOG_CMDQ_SIZE_MAX;
+	       cfg->log_cmdq_size <= CXIB_LOG_CMDQ_SIZE_MAX &&
+	       (uint64_t)cfg->boot_pages + cfg->init_pages <= CXFW_MAX_FW_PAGES &&
+	       cfg->supported_issi && !(cfg->supported_issi & ~CXFW_DEFAULT_ISSI_MASK) &&
+	       cfg->lid <= CXFW_MAX_UNICAST_LID;
 }
 
 static bool cxfw_platform_valid(const struct cxfw_platform *plat)
@@ -127,6 +149,40 @@ static void cxfw_power_on_state(struct cxfw_dev *dev, uint64_t now)
 	dev->frozen_counter = 0;
 }
 
+/* Function state at power-on and after DISABLE_HCA-less resets; lock held or not shared. */
+static void cxfw_function_state_init(struct cxfw_dev *dev)
+{
+	dev->hca_state = CXFW_HCA_DISABLED;
+	dev->issi = CXIB_ISSI_0;
+	dev->host_endianness = CXIB_HOST_ENDIANNESS_LITTLE;
+	dev->init_pages_requested = false;
+	memset(dev->uar_map, 0, sizeof(dev->uar_map));
+	memcpy(dev->cur_node_desc, dev->node_desc, sizeof(dev->cur_node_desc));
+	cxfw_hca_caps_init(dev);
+}
+
+/*
+ * Back to power-on function state: pages the driver never took back are reported and
+ * forgotten, every resource is released.  The worker is quiesced (reset, destroy).
+ */
+void cxfw_function_reset(struct cxfw_dev *dev, const char *why)
+{
+	cxfw_pages_drop(dev, why);
+	pthread_mutex_lock(&dev->lock);
+	cxfw_hca_release_resources(dev);
+	cxfw_function_state_init(dev);
+	cxfw_ports_init(dev);
+	pthread_mutex_unlock(&dev->lock);
+}
+
+/* LID auto_activate assigns: the configured one, else 1 + serial within the unicast range. */
+static uint16_t cxfw_auto_lid(const struct cxfw_config *cfg)
+{
+	if (cfg->lid)
+		return cfg->lid;
+	return (uint16_t)(1 + cfg->serial % CXFW_MAX_UNICAST_LID);
+}
+
 struct cxfw_dev *cxfw_create(const struct cxfw_config *cfg, const struct cxfw_platform *plat)
 {
 	struct cxfw_dev *dev;
@@ -142,10 +198,18 @@ struct cxfw_dev *cxfw_create(const struct cxfw_config *cfg, const struct cxfw_pl
 		return NULL;
 	}
 	dev->cfg = *cfg;
+	dev->cfg.node_desc = NULL;	/* copied below; the caller's string may go away */
 	dev->plat = *plat;
 	dev->node_guid = cfg->node_guid ? cfg->node_guid : CXFW_GUID_PREFIX | cfg->serial;
+	dev->auto_lid = cxfw_auto_lid(cfg);
+	if (cfg->node_desc)
+		snprintf(dev->node_desc, sizeof(dev->node_desc), "%s", cfg->node_desc);
+	else
+		snprintf(dev->node_desc, sizeof(dev->node_desc), "cxib node %u", cfg->serial);
 	dev->power_on_ns = cxfw_now(dev);
 	cxfw_power_on_state(dev, dev->power_on_ns);
+	cxfw_function_state_init(dev);
+	cxfw_ports_init(dev);
 
 	cxfw_log(dev, CXFW_LOG_INFO,
 		 "cxfw: created device 0x%04x fw %u.%u.%u serial %u, %u port(s), %u cmdq slots",
@@ -158,6 +222,7 @@ void cxfw_destroy(struct cxfw_dev *dev)
 {
 	if (!dev)
 		return;
+	cxfw_function_reset(dev, "destroy");
 	pthread_mutex_destroy(&dev->lock);
 	free(dev);
 }
@@ -166,6 +231,7 @@ void cxfw_reset(struct cxfw_dev *dev)
 {
 	uint64_t now = cxfw_now(dev);
 
+	cxfw_function_reset(dev, "reset");
 	pthread_mutex_lock(&dev->lock);
 	cxfw_power_on_state(dev, now);
 	pthread_mutex_unlock(&dev->lock);
@@ -175,6 +241,7 @@ void cxfw_reset(struct cxfw_dev *dev)
 void cxfw_process(struct cxfw_dev *dev)
 {
 	cxfw_cmd_process(dev);
+	cxfw_port_process(dev);
 }
 
 static bool cxfw_port_valid(struct cxfw_dev *dev, unsigned int port, const char *what)
@@ -187,16 +254,20 @@ static bool cxfw_port_valid(struct cxfw_dev *dev, unsigned int port, const char 
 
 void cxfw_port_link(struct cxfw_dev *dev, unsigned int port, bool up)
 {
-	bool was;
+	bool was, event = false;
 
 	if (!cxfw_port_valid(dev, port, "link event"))
 		return;
 	pthread_mutex_lock(&dev->lock);
 	was = dev->stats.link_up[port - 1];
 	dev->stats.link_up[port - 1] = up;
+	if (was != up)
+		event = cxfw_port_link_locked(dev, port, up);
 	pthread_mutex_unlock(&dev->lock);
 	if (was != up)
 		cxfw_log(dev, CXFW_LOG_INFO, "cxfw: port %u link %s", port, up ? "up" : "down");
+	if (event)
+		dev->plat.kick(dev->plat.opaque);	/* the worker posts the port change EQE */
 }
 
 void cxfw_port_receive(struct cxfw_dev *dev, unsigned int port, const void *pkt, size_t len)

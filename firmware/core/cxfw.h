@@ -56,6 +56,18 @@ struct cxfw_config {
 	unsigned int num_msix;		/* MSI-X vectors the platform provides */
 	unsigned int num_ports;		/* physical ports (1 for now) */
 	unsigned int log_cmdq_size;	/* command queue slots = 2^n, 1..5 (default 5) */
+	/* Firmware pages: QUERY_PAGES asks for this many at boot and at init (0..65536). */
+	unsigned int boot_pages;	/* default 16 */
+	unsigned int init_pages;	/* default 64 */
+	uint32_t supported_issi;	/* QUERY_ISSI bit mask, bits 0-1 (default 0x3) */
+	/*
+	 * Port bring-up without a subnet manager: when the cable comes up the port goes
+	 * straight to ACTIVE with LID @lid (0: derived from @serial).  Off: the port stops at
+	 * INIT with LID 0, waiting for an SM.  Default on.
+	 */
+	bool auto_activate;
+	uint16_t lid;
+	const char *node_desc;		/* NodeDescription; NULL: "cxib node <serial>" */
 };
 
 /* Fill @cfg with the defaults (a ConnectX-4 IB function, firmware 12.28.1002). */
@@ -96,6 +108,14 @@ struct cxfw_stats {
 	uint64_t uar_writes;		/* doorbell/BlueFlame writes to UAR pages */
 	uint64_t pkts_sent, pkts_received;
 	bool link_up[2];		/* per port, index port-1 */
+	uint64_t cmd_delivery_errors;	/* entries handed back with delivery status != 0 */
+	uint64_t cmd_failures;		/* delivered commands with output status != 0 */
+	uint64_t pages_held;		/* firmware pages the driver has given and not taken */
+	uint64_t pages_leaked;		/* pages never returned (DISABLE_HCA, reset, destroy) */
+	uint64_t eqes_written;
+	uint64_t eq_overruns;		/* EQEs dropped because the EQ was full */
+	uint64_t eq_doorbells;		/* EQ doorbells through a UAR */
+	uint64_t msix_sent;		/* platform->msix_notify() calls */
 };
 void cxfw_get_stats(struct cxfw_dev *dev, struct cxfw_stats *st);
 

@@ -5,11 +5,10 @@
  * Registers are computed per access from the device state as host-order 32-bit values and
  * placed big-endian in BAR0 (bit 31 at the lowest byte address), as the PRM lays them out.
  * An access of 1, 2, 4 or 8 bytes collects or scatters the byte lanes it covers, so every
- * width works and an 8-byte access simply spans two registers.
+ * width works and an 8-byte access simply spans two registers.  UAR pages (BAR0 page 3 on)
+ * read as zero; a 32-bit write to an EQ doorbell (+0x40 / +0x48) goes to eq.c.
  */
 #include "cxfw_priv.h"
-
-#define CXFW_UAR_BASE	((uint64_t)CXIB_FIRST_UAR_INDEX << CXIB_ADAPTER_PAGE_SHIFT)
 
 /* Side effects of a register write, carried out after the lock is dropped. */
 struct cxfw_write_effects {
@@ -229,14 +228,21 @@ void cxfw_mmio_write(struct cxfw_dev *dev, uint64_t offset, uint64_t val, unsign
 		return;
 	}
 	if (offset >= CXFW_UAR_BASE) {
+		uint32_t uar = (uint32_t)(offset >> CXIB_ADAPTER_PAGE_SHIFT);
+		uint32_t off = (uint32_t)(offset & (CXIB_ADAPTER_PAGE_SIZE - 1));
+
 		pthread_mutex_lock(&dev->lock);
 		dev->stats.mmio_writes++;
 		dev->stats.uar_writes++;
 		pthread_mutex_unlock(&dev->lock);
-		/* EQ/CQ doorbells and BlueFlame are not modelled yet. */
-		cxfw_log(dev, CXFW_LOG_DEBUG, "cxfw: UAR %llu write of %u bytes at +0x%03llx",
-			 (unsigned long long)(offset >> CXIB_ADAPTER_PAGE_SHIFT), size,
-			 (unsigned long long)(offset & (CXIB_ADAPTER_PAGE_SIZE - 1)));
+		if (size == 4 && (off == CXIB_UAR_EQ_DOORBELL_ARM || off == CXIB_UAR_EQ_DOORBELL)) {
+			/* BAR bytes in address order are the big-endian doorbell value */
+			cxfw_eq_doorbell(dev, uar, off, __builtin_bswap32((uint32_t)val));
+			return;
+		}
+		/* CQ doorbells and BlueFlame are not modelled yet. */
+		cxfw_log(dev, CXFW_LOG_DEBUG, "cxfw: UAR %u write of %u bytes at +0x%03x", uar,
+			 size, off);
 		return;
 	}
 	if (offset >= CXIB_ISEG_SIZE) {

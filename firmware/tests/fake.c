@@ -57,9 +57,12 @@ static int fake_dma_write(void *opaque, uint64_t addr, const void *buf, size_t l
 
 	pthread_mutex_lock(&fk->lock);
 	fk->dma_writes++;
+	fk->wlog[fk->wlog_n++ % FAKE_WLOG] = addr;
 	if (fk->wr_hi && (addr < fk->wr_lo || addr >= fk->wr_hi || fk->wr_hi - addr < len))
 		fk->wr_violations++;
 	off = fake_window(fk, addr, len);
+	if (fk->fail_hi && addr < fk->fail_hi && addr + len > fk->fail_lo)
+		off = -1;
 	if (off >= 0 && !fk->fail_writes) {
 		memcpy(fk->mem + off, buf, len);
 		ret = 0;
@@ -257,4 +260,28 @@ void entry_get(struct fake *fk, uint64_t q, unsigned int slot, uint8_t ent[64])
 void entry_put(struct fake *fk, uint64_t q, unsigned int slot, const uint8_t ent[64])
 {
 	fake_mem_write(fk, q + 64ull * slot, ent, 64);
+}
+
+int fake_wlog_last(struct fake *fk, uint64_t lo, uint64_t hi)
+{
+	unsigned int i, n;
+	int pos = -1;
+
+	pthread_mutex_lock(&fk->lock);
+	n = fk->wlog_n < FAKE_WLOG ? fk->wlog_n : FAKE_WLOG;
+	for (i = fk->wlog_n - n; i < fk->wlog_n; i++)
+		if (fk->wlog[i % FAKE_WLOG] >= lo && fk->wlog[i % FAKE_WLOG] < hi)
+			pos = (int)i;
+	pthread_mutex_unlock(&fk->lock);
+	return pos;
+}
+
+unsigned int fake_msix(struct fake *fk, unsigned int vector)
+{
+	unsigned int n;
+
+	pthread_mutex_lock(&fk->lock);
+	n = vector < FAKE_MAX_MSIX ? fk->msix[vector] : 0;
+	pthread_mutex_unlock(&fk->lock);
+	return n;
 }

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "drv.h"
 #include "test.h"
 
 #define MAX_TESTS 256
@@ -55,6 +56,7 @@ bool test_recreate(struct test_ctx *t, const struct cxfw_config *cfg, uint64_t m
 	if (fake_init(&t->fk, mem_base, FAKE_MEM_SIZE))
 		return false;
 	fake_platform(&t->fk, &plat);
+	drv_reset(t);
 	t->dev = cxfw_create(cfg, &plat);
 	return t->dev != NULL;
 }

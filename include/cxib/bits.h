@@ -100,4 +100,35 @@ static inline __be64 cxib_host_to_be64(__u64 v)
 #define CXIB_GET(p, ...)	__CXIB_GET(p, __VA_ARGS__)
 #define CXIB_SET(p, ...)	__CXIB_SET(p, __VA_ARGS__)
 
+/*
+ * 64-bit fields are named "dword, 63, 0": a big-endian quadword whose high half is dword
+ * @dw and low half dword @dw + 1 (only 4-byte alignment is needed, as in NodeInfo's GUIDs
+ * at byte 12).  They are read and written only with CXIB_GET64 / CXIB_SET64; handing one to
+ * CXIB_GET or CXIB_SET draws a compiler warning (negative shift count).
+ */
+#define __CXIB_GET64(p, dw, hi, lo)					\
+	((__u64)cxib_be32_to_host(((const __be32 *)(p))[dw]) << 32 |	\
+	 cxib_be32_to_host(((const __be32 *)(p))[(dw) + 1]))
+#define __CXIB_SET64(p, dw, hi, lo, x)					\
+	do {								\
+		__be32 *__q = &((__be32 *)(p))[dw];			\
+		__u64 __x = (x);					\
+									\
+		__q[0] = cxib_host_to_be32((__u32)(__x >> 32));		\
+		__q[1] = cxib_host_to_be32((__u32)(__x & 0xffffffffu)); \
+	} while (0)
+#define CXIB_GET64(p, ...)	__CXIB_GET64(p, __VA_ARGS__)
+#define CXIB_SET64(p, ...)	__CXIB_SET64(p, __VA_ARGS__)
+
+/*
+ * Compile-time check of a layout at file scope, in the kernel and in userspace alike:
+ * CXIB_STATIC_ASSERT(sizeof(struct cxib_eqe) == 64).  A false expression is a compile
+ * error ("size of array 'cxib_static_assert_<line>' is negative") at the assertion's line.
+ * (Repeating an identical typedef is valid C11, so two assertions may share a line number.)
+ */
+#define __CXIB_CAT2(a, b)		a##b
+#define __CXIB_CAT(a, b)		__CXIB_CAT2(a, b)
+#define CXIB_STATIC_ASSERT(expr)					\
+	typedef char __CXIB_CAT(cxib_static_assert_, __LINE__)[(expr) ? 1 : -1]
+
 #endif /* _CXIB_BITS_H */

@@ -1,0 +1,384 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * cxfw HCA function lifecycle and identity (PRM sections 4.1, 4.2, 4.4, 5.1):
+ * ENABLE_HCA / DISABLE_HCA, QUERY_ISSI / SET_ISSI, QUERY_HCA_CAP / SET_HCA_CAP, INIT_HCA /
+ * TEARDOWN_HCA, QUERY_ADAPTER, ALLOC_UAR / DEALLOC_UAR, NOP.
+ *
+ * States: DISABLED -ENABLE_HCA-> ENABLED -INIT_HCA-> INITIALIZED -TEARDOWN_HCA-> TORN_DOWN
+ * -DISABLE_HCA-> DISABLED (DISABLE_HCA also from ENABLED).  The command table in cmd.c says
+ * which commands run in which state (others get BAD_SYS_STATE).
+ *
+ * Capabilities: only the general capabilities (type 0) exist, describing an IB-only
+ * ConnectX-4-class PF with cfg.num_ports ports (prm-subset.md 4.4 and 7.4).  "max" is what
+ * the model can do; "current" starts as max except for the driver-writable fields, which
+ * SET_HCA_CAP may change within max (a value the model cannot honour -> BAD_PARAM, nothing
+ * applied).  Read-only fields in a SET are ignored, as firmware does.
+ */
+#include <string.h>
+
+#include "cxfw_priv.h"
+
+#define CXFW_IEEE_VENDOR_ID	0x0002c9	/* Mellanox */
+#define CXFW_PSID		"CXIB000001"	/* board id: the cxib model board */
+#define CXFW_DEFAULT_LOG_MAX_QP	16		/* current log_max_qp before SET_HCA_CAP */
+#define CXFW_LOG_UAR_AREA	13		/* uar_sz: 4 KiB << 13 = the 32 MiB BAR */
+
+/* Driver-writable general capability fields and how a SET value is checked. */
+enum cxfw_cap_rule {
+	CXFW_CAP_LE_MAX,	/* 0 <= value <= max */
+	CXFW_CAP_1_TO_MAX,	/* 1 <= value <= max */
+	CXFW_CAP_CHECKSUM,	/* 0 (off) or 3 (on) */
+	CXFW_CAP_ZERO,		/* only 0 (e.g. 4 KiB UAR pages) */
+};
+
+struct cxfw_cap_field {
+	unsigned int dw, hi, lo;
+	enum cxfw_cap_rule rule;
+	const char *name;
+};
+
+#define CAPF(f, r)	{ CXIB_HCA_CAP_##f, CXFW_CAP_##r, #f }
+
+static const struct cxfw_cap_field cxfw_writable_caps[] = {
+	CAPF(PKEY_TABLE_SIZE, LE_MAX),
+	CAPF(LOG_MAX_QP, 1_TO_MAX),
+	CAPF(CMDIF_CHECKSUM, CHECKSUM),
+	CAPF(DRAIN_SIGERR, LE_MAX),
+	CAPF(LOG_UAR_PAGE_SZ, ZERO),
+	CAPF(UAR_4K, LE_MAX),
+	CAPF(CACHE_LINE_128BYTE, LE_MAX),
+	CAPF(DCT, LE_MAX),
+	CAPF(ROCE, LE_MAX),
+	CAPF(RELEASE_ALL_PAGES, LE_MAX),
+	CAPF(MKEY_BY_NAME, LE_MAX),
+	CAPF(NUM_VHCA_PORTS, LE_MAX),
+	CAPF(ATOMIC, LE_MAX),
+	CAPF(PG, LE_MAX),
+};
+
+/* What the model can do; lock held or device not shared. */
+static void cxfw_caps_max(struct cxfw_dev *dev, __be32 *c)
+{
+	memset(c, 0, CXIB_HCA_CAP_SIZE);
+	CXIB_SET(c, CXIB_HCA_CAP_PAGE_REQUEST_DISABLE, 1);	/* no pages EQ needed */
+	CXIB_SET(c, CXIB_HCA_CAP_LOG_MAX_SRQ_SZ, 15);
+	CXIB_SET(c, CXIB_HCA_CAP_LOG_MAX_QP_SZ, 15);
+	CXIB_SET(c, CXIB_HCA_CAP_LOG_MAX_QP, 18);
+	CXIB_SET(c, CXIB_HCA_CAP_LOG_MAX_SRQ, 16);
+	CXIB_SET(c, CXIB_HCA_CAP_LOG_MAX_CQ_SZ, 22);
+	CXIB_SET(c, CXIB_HCA_CAP_LOG_MAX_CQ, 16);
+	CXIB_SET(c, CXIB_HCA_CAP_LOG_MAX_EQ_SZ, CXFW_LOG_MAX_EQ_SZ);
+	CXIB_SET(c, CXIB_HCA_CAP_LOG_MAX_MKEY, 20);
+	CXIB_SET(c, CXIB_HCA_CAP_LOG_MAX_EQ, CXFW_LOG_MAX_EQ);
+	CXIB_SET(c, CXIB_HCA_CAP_LOG_MAX_MRW_SZ, 64);
+	CXIB_SET(c, CXIB_HCA_CAP_LOG_MAX_KLM_LIST_SIZE, 16);
+	CXIB_SET(c, CXIB_HCA_CAP_LOG_MAX_RA_REQ_QP, 4);
+	CXIB_SET(c, CXIB_HCA_CAP_LOG_MAX_RA_RES_QP, 4);
+	CXIB_SET(c, CXIB_HCA_CAP_GID_TABLE_SIZE, 0);		/* 8 GIDs */
+	CXIB_SET(c, CXIB_HCA_CAP_PKEY_TABLE_SIZE, 0);		/* 128 P_Keys */
+	CXIB_SET(c, CXIB_HCA_CAP_IB_VIRT, 0);			/* port data via MAD_IFC */
+	CXIB_SET(c, CXIB_HCA_CAP_LOCAL_CA_ACK_DELAY, 16);
+	CXIB_SET(c, CXIB_HCA_CAP_PORT_TYPE, CXIB_CAP_PORT_TYPE_IB);
+	CXIB_SET(c, CXIB_HCA_CAP_NUM_PORTS, dev->cfg.num_ports);
+	CXIB_SET(c, CXIB_HCA_CAP_LOG_MAX_MSG, 30);
+	CXIB_SET(c, CXIB_HCA_CAP_UMR_MODIFY_ENTITY_SIZE_DISABLED, 1);
+	CXIB_SET(c, CXIB_HCA_CAP_DRAIN_SIGERR, 1);		/* vacuous: no signature offload */
+	CXIB_SET(c, CXIB_HCA_CAP_CMDIF_CHECKSUM, CXIB_CAP_CMDIF_CHECKSUM_ENABLED);
+	CXIB_SET(c, CXIB_HCA_CAP_QKV, 1);
+	CXIB_SET(c, CXIB_HCA_CAP_PKV, 1);
+	CXIB_SET(c, CXIB_HCA_CAP_XRC, 1);
+	CXIB_SET(c, CXIB_HCA_CAP_UD, 1);
+	CXIB_SET(c, CXIB_HCA_CAP_UC, 1);
+	CXIB_SET(c, CXIB_HCA_CAP_RC, 1);
+	CXIB_SET(c, CXIB_HCA_CAP_UAR_SZ, CXFW_LOG_UAR_AREA);
+	CXIB_SET(c, CXIB_HCA_CAP_LOG_PG_SZ, CXIB_ADAPTER_PAGE_SHIFT);
+	CXIB_SET(c, CXIB_HCA_CAP_BF, 1);
+	CXIB_SET(c, CXIB_HCA_CAP_LOG_BF_REG_SIZE, CXIB_LOG_BF_REG_SIZE);
+	CXIB_SET(c, CXIB_HCA_CAP_MAX_WQE_SZ_SQ, 1024);
+	CXIB_SET(c, CXIB_HCA_CAP_MAX_WQE_SZ_RQ, 512);
+	CXIB_SET(c, CXIB_HCA_CAP_MAX_QP_MCG, 240);
+	CXIB_SET(c, CXIB_HCA_CAP_LOG_MAX_MCG, 12);
+	CXIB_SET(c, CXIB_HCA_CAP_LOG_MAX_PD, 18);
+	CXIB_SET(c, CXIB_HCA_CAP_LOG_MAX_XRCD, 8);
+	CXIB_SET(c, CXIB_HCA_CAP_LOG_MAX_RMP, 10);
+	CXIB_SET(c, CXIB_HCA_CAP_DEVICE_FREQUENCY_KHZ, dev->cfg.device_frequency_khz);
+	CXIB_SET(c, CXIB_HCA_CAP_NUM_OF_UARS_PER_PAGE, 1);
+}
+
+/* Reset both capability sets; lock held or device not shared. */
+void cxfw_hca_caps_init(struct cxfw_dev *dev)
+{
+	cxfw_caps_max(dev, dev->cap_max.dw);
+	dev->cap_cur = dev->cap_max;
+	/* driver-writable fields start at the firmware defaults */
+	CXIB_SET(dev->cap_cur.dw, CXIB_HCA_CAP_LOG_MAX_QP, CXFW_DEFAULT_LOG_MAX_QP);
+	CXIB_SET(dev->cap_cur.dw, CXIB_HCA_CAP_CMDIF_CHECKSUM, CXIB_CAP_CMDIF_CHECKSUM_DISABLED);
+	CXIB_SET(dev->cap_cur.dw, CXIB_HCA_CAP_DRAIN_SIGERR, 0);
+}
+
+/* Release every resource of an initialized function (TEARDOWN_HCA, reset); lock held. */
+void cxfw_hca_release_resources(struct cxfw_dev *dev)
+{
+	cxfw_eq_destroy_all(dev);
+	memset(dev->uar_map, 0, sizeof(dev->uar_map));
+}
+
+/* function_id / embedded_cpu_function: only the PF itself (0) exists. */
+static uint8_t cxfw_check_function(struct cxfw_cmd *cmd, uint32_t ecpu, uint32_t function_id)
+{
+	if (ecpu)
+		return cxfw_fail(cmd, CXIB_CMD_STAT_BAD_PARAM, CXFW_SYND(CXFW_SYND_BAD_PARAM, 1));
+	if (function_id)
+		return cxfw_fail(cmd, CXIB_CMD_STAT_BAD_PARAM,
+				 CXFW_SYND(CXFW_SYND_BAD_PARAM, function_id));
+	return CXIB_CMD_STAT_OK;
+}
+
+uint8_t cxfw_cmd_enable_hca(struct cxfw_dev *dev, struct cxfw_cmd *cmd)
+{
+	uint8_t st = cxfw_check_function(cmd,
+					 CXIB_GET(cmd->in, CXIB_ENABLE_HCA_IN_EMBEDDED_CPU_FUNCTION),
+					 CXIB_GET(cmd->in, CXIB_ENABLE_HCA_IN_FUNCTION_ID));
+
+	if (st)
+		return st;
+	pthread_mutex_lock(&dev->lock);
+	dev->hca_state = CXFW_HCA_ENABLED;
+	dev->issi = CXIB_ISSI_0;
+	dev->init_pages_requested = false;
+	cxfw_hca_caps_init(dev);
+	memcpy(dev->cur_node_desc, dev->node_desc, sizeof(dev->cur_node_desc));
+	pthread_mutex_unlock(&dev->lock);
+	cxfw_log(dev, CXFW_LOG_INFO, "cxfw: HCA enabled");
+	return CXIB_CMD_STAT_OK;
+}
+
+uint8_t cxfw_cmd_disable_hca(struct cxfw_dev *dev, struct cxfw_cmd *cmd)
+{
+	uint8_t st = cxfw_check_function(cmd,
+					 CXIB_GET(cmd->in, CXIB_DISABLE_HCA_IN_EMBEDDED_CPU_FUNCTION),
+					 CXIB_GET(cmd->in, CXIB_DISABLE_HCA_IN_FUNCTION_ID));
+
+	if (st)
+		return st;
+	cxfw_pages_drop(dev, "DISABLE_HCA");
+	pthread_mutex_lock(&dev->lock);
+	dev->hca_state = CXFW_HCA_DISABLED;
+	pthread_mutex_unlock(&dev->lock);
+	cxfw_log(dev, CXFW_LOG_INFO, "cxfw: HCA disabled");
+	return CXIB_CMD_STAT_OK;
+}
+
+uint8_t cxfw_cmd_query_issi(struct cxfw_dev *dev, struct cxfw_cmd *cmd)
+{
+	pthread_mutex_lock(&dev->lock);
+	CXIB_SET(cmd->out, CXIB_QUERY_ISSI_OUT_CURRENT_ISSI, dev->issi);
+	pthread_mutex_unlock(&dev->lock);
+	CXIB_SET(cmd->out, CXIB_QUERY_ISSI_OUT_SUPPORTED_ISSI_DW0, dev->cfg.supported_issi);
+	return CXIB_CMD_STAT_OK;
+}
+
+uint8_t cxfw_cmd_set_issi(struct cxfw_dev *dev, struct cxfw_cmd *cmd)
+{
+	uint32_t issi = CXIB_GET(cmd->in, CXIB_SET_ISSI_IN_CURRENT_ISSI);
+
+	if (issi >= 32 || !(dev->cfg.supported_issi & (1u << issi)))
+		return cxfw_fail(cmd, CXIB_CMD_STAT_BAD_PARAM, CXFW_SYND(CXFW_SYND_BAD_PARAM, issi));
+	pthread_mutex_lock(&dev->lock);
+	dev->issi = (uint16_t)issi;
+	pthread_mutex_unlock(&dev->lock);
+	return CXIB_CMD_STAT_OK;
+}
+
+uint8_t cxfw_cmd_query_hca_cap(struct cxfw_dev *dev, struct cxfw_cmd *cmd)
+{
+	uint8_t *cap = cxfw_out_bytes(cmd, CXIB_QUERY_HCA_CAP_OUT_CAPABILITY_OFFSET);
+	uint8_t st = cxfw_check_function(cmd,
+					 CXIB_GET(cmd->in, CXIB_QUERY_HCA_CAP_IN_OTHER_FUNCTION),
+					 CXIB_GET(cmd->in, CXIB_QUERY_HCA_CAP_IN_FUNCTION_ID));
+
+	if (st)
+		return st;
+	/* op_mod 0/1 (general max/current) is all the command table lets through */
+	pthread_mutex_lock(&dev->lock);
+	if ((cmd->op_mod & 1) == CXIB_HCA_CAP_MODE_CUR)
+		memcpy(cap, &dev->cap_cur, CXIB_HCA_CAP_SIZE);
+	else
+		memcpy(cap, &dev->cap_max, CXIB_HCA_CAP_SIZE);
+	pthread_mutex_unlock(&dev->lock);
+	return CXIB_CMD_STAT_OK;
+}
+
+static bool cxfw_cap_value_ok(const struct cxfw_cap_field *f, uint32_t v, uint32_t max)
+{
+	switch (f->rule) {
+	case CXFW_CAP_LE_MAX:
+		return v <= max;
+	case CXFW_CAP_1_TO_MAX:
+		return v >= 1 && v <= max;
+	case CXFW_CAP_CHECKSUM:
+		return v == CXIB_CAP_CMDIF_CHECKSUM_DISABLED ||
+		       (v == CXIB_CAP_CMDIF_CHECKSUM_ENABLED && v == max);
+	case CXFW_CAP_ZERO:
+	default:
+		return v == 0;
+	}
+}
+
+uint8_t cxfw_cmd_set_hca_cap(struct cxfw_dev *dev, struct cxfw_cmd *cmd)
+{
+	const __be32 *set = (const __be32 *)cxfw_in_bytes(cmd,
+							   CXIB_SET_HCA_CAP_IN_CAPABILITY_OFFSET);
+	struct cxib_hca_cap cur;
+	uint8_t st = cxfw_check_function(cmd,
+					 CXIB_GET(cmd->in, CXIB_SET_HCA_CAP_IN_OTHER_FUNCTION),
+					 CXIB_GET(cmd->in, CXIB_SET_HCA_CAP_IN_FUNCTION_ID));
+	size_t i;
+
+	if (st)
+		return st;
+	pthread_mutex_lock(&dev->lock);
+	cur = dev->cap_cur;
+	for (i = 0; i < sizeof(cxfw_writable_caps) / sizeof(cxfw_writable_caps[0]); i++) {
+		const struct cxfw_cap_field *f = &cxfw_writable_caps[i];
+		uint32_t v = CXIB_GET(set, f->dw, f->hi, f->lo);
+		uint32_t max = CXIB_GET(dev->cap_max.dw, f->dw, f->hi, f->lo);
+
+		if (!cxfw_cap_value_ok(f, v, max)) {
+			pthread_mutex_unlock(&dev->lock);
+			cxfw_log(dev, CXFW_LOG_ERR,
+				 "cxfw: SET_HCA_CAP %s = %u cannot be honoured (max %u)", f->name,
+				 v, max);
+			return cxfw_fail(cmd, CXIB_CMD_STAT_BAD_PARAM,
+					 CXFW_SYND(CXFW_SYND_BAD_PARAM, 4 * f->dw + (31 - f->hi) / 8));
+		}
+		CXIB_SET(cur.dw, f->dw, f->hi, f->lo, v);
+	}
+	dev->cap_cur = cur;
+	pthread_mutex_unlock(&dev->lock);
+	return CXIB_CMD_STAT_OK;
+}
+
+uint8_t cxfw_cmd_init_hca(struct cxfw_dev *dev, struct cxfw_cmd *cmd)
+{
+	uint32_t missing;
+
+	/* sw_vhca_id needs hca_cap_2 and sw_owner_id needs its cap: both are 0 here */
+	if (CXIB_GET(cmd->in, CXIB_INIT_HCA_IN_SW_VHCA_ID))
+		return cxfw_fail(cmd, CXIB_CMD_STAT_BAD_PARAM, CXFW_SYND(CXFW_SYND_RESERVED, 3));
+
+	pthread_mutex_lock(&dev->lock);
+	missing = cxfw_pages_needed(dev);
+	if (!missing)
+		dev->hca_state = CXFW_HCA_INITIALIZED;
+	pthread_mutex_unlock(&dev->lock);
+	if (missing) {
+		cxfw_log(dev, CXFW_LOG_ERR,
+			 "cxfw: INIT_HCA without the pages it needs (%u missing; QUERY_PAGES init + MANAGE_PAGES give)",
+			 missing);
+		return cxfw_fail(cmd, CXIB_CMD_STAT_NO_RESOURCES,
+				 CXFW_SYND(CXFW_SYND_PAGES, missing));
+	}
+	cxfw_log(dev, CXFW_LOG_INFO, "cxfw: HCA initialized");
+	return CXIB_CMD_STAT_OK;
+}
+
+uint8_t cxfw_cmd_teardown_hca(struct cxfw_dev *dev, struct cxfw_cmd *cmd)
+{
+	uint32_t profile = CXIB_GET(cmd->in, CXIB_TEARDOWN_HCA_IN_PROFILE);
+	unsigned int eqs = 0, uars = 0, i;
+
+	/* fast teardown needs cap fast_teardown, which is 0 */
+	if (profile != CXIB_TEARDOWN_HCA_PROFILE_GRACEFUL_CLOSE &&
+	    profile != CXIB_TEARDOWN_HCA_PROFILE_FORCE_CLOSE)
+		return cxfw_fail(cmd, CXIB_CMD_STAT_BAD_PARAM,
+				 CXFW_SYND(CXFW_SYND_BAD_PARAM, profile));
+
+	pthread_mutex_lock(&dev->lock);
+	for (i = 0; i < CXFW_MAX_EQS; i++)
+		eqs += dev->eqs[i].valid;
+	for (i = 0; i < CXFW_NUM_UAR_PAGES / 64; i++)
+		uars += (unsigned int)__builtin_popcountll(dev->uar_map[i]);
+	cxfw_hca_release_resources(dev);
+	dev->hca_state = CXFW_HCA_TORN_DOWN;
+	pthread_mutex_unlock(&dev->lock);
+
+	CXIB_SET(cmd->out, CXIB_TEARDOWN_HCA_OUT_STATE, CXIB_TEARDOWN_HCA_STATE_SUCCESS);
+	if (eqs || uars)
+		cxfw_log(dev, CXFW_LOG_INFO,
+			 "cxfw: TEARDOWN_HCA closed %u EQ(s) and %u UAR(s) still open", eqs, uars);
+	cxfw_log(dev, CXFW_LOG_INFO, "cxfw: HCA torn down (profile %u)", profile);
+	return CXIB_CMD_STAT_OK;
+}
+
+uint8_t cxfw_cmd_query_adapter(struct cxfw_dev *dev, struct cxfw_cmd *cmd)
+{
+	static const char psid[CXIB_QUERY_ADAPTER_PSID_LEN] = CXFW_PSID;
+
+	(void)dev;
+	CXIB_SET(cmd->out, CXIB_QUERY_ADAPTER_OUT_IEEE_VENDOR_ID, CXFW_IEEE_VENDOR_ID);
+	CXIB_SET(cmd->out, CXIB_QUERY_ADAPTER_OUT_VSD_VENDOR_ID, CXIB_PCI_VENDOR_ID);
+	memcpy(cxfw_out_bytes(cmd, CXIB_QUERY_ADAPTER_OUT_PSID_OFFSET), psid, sizeof(psid));
+	return CXIB_CMD_STAT_OK;
+}
+
+/* ---- UARs ----------------------------------------------------------------------------- */
+
+bool cxfw_uar_allocated(const struct cxfw_dev *dev, uint32_t uar)
+{
+	return uar >= CXIB_FIRST_UAR_INDEX && uar < CXFW_NUM_UAR_PAGES &&
+	       (dev->uar_map[uar / 64] >> (uar % 64) & 1);
+}
+
+uint8_t cxfw_cmd_alloc_uar(struct cxfw_dev *dev, struct cxfw_cmd *cmd)
+{
+	uint32_t uar;
+
+	pthread_mutex_lock(&dev->lock);
+	for (uar = CXIB_FIRST_UAR_INDEX; uar < CXFW_NUM_UAR_PAGES; uar++)
+		if (!cxfw_uar_allocated(dev, uar))
+			break;
+	if (uar < CXFW_NUM_UAR_PAGES)
+		dev->uar_map[uar / 64] |= 1ull << (uar % 64);
+	pthread_mutex_unlock(&dev->lock);
+
+	if (uar >= CXFW_NUM_UAR_PAGES)
+		return cxfw_fail(cmd, CXIB_CMD_STAT_NO_RESOURCES, CXFW_SYND(CXFW_SYND_NO_RES, 0));
+	CXIB_SET(cmd->out, CXIB_ALLOC_UAR_OUT_UAR, uar);
+	return CXIB_CMD_STAT_OK;
+}
+
+uint8_t cxfw_cmd_dealloc_uar(struct cxfw_dev *dev, struct cxfw_cmd *cmd)
+{
+	uint32_t uar = CXIB_GET(cmd->in, CXIB_DEALLOC_UAR_IN_UAR);
+	unsigned int i;
+	uint8_t st = CXIB_CMD_STAT_OK;
+
+	if (uar < CXIB_FIRST_UAR_INDEX || uar >= CXFW_NUM_UAR_PAGES)
+		return cxfw_fail(cmd, CXIB_CMD_STAT_BAD_INDEX, CXFW_SYND(CXFW_SYND_BAD_INDEX, uar));
+
+	pthread_mutex_lock(&dev->lock);
+	if (!cxfw_uar_allocated(dev, uar)) {
+		st = cxfw_fail(cmd, CXIB_CMD_STAT_BAD_RES, CXFW_SYND(CXFW_SYND_BAD_RES, uar));
+		goto out;
+	}
+	for (i = 0; i < CXFW_MAX_EQS; i++) {
+		if (dev->eqs[i].valid && dev->eqs[i].uar == uar) {
+			/* an EQ still rings its doorbells there */
+			st = cxfw_fail(cmd, CXIB_CMD_STAT_RES_BUSY,
+				       CXFW_SYND(CXFW_SYND_RES_BUSY, uar));
+			goto out;
+		}
+	}
+	dev->uar_map[uar / 64] &= ~(1ull << (uar % 64));
+out:
+	pthread_mutex_unlock(&dev->lock);
+	return st;
+}
+
+uint8_t cxfw_cmd_nop(struct cxfw_dev *dev, struct cxfw_cmd *cmd)
+{
+	(void)dev;
+	(void)cmd;
+	return CXIB_CMD_STAT_OK;
+}
