@@ -317,6 +317,25 @@ static void cxfw_port_gid(const struct cxfw_dev *dev, unsigned int port, uint32_
 	CXIB_SET64(gid, 2, 63, 0, cxfw_port_guid(dev, port));
 }
 
+/*
+ * The entries a vport GID/P_Key query asks for: all of them (CXIB_HCA_VPORT_INDEX_ALL) or
+ * the one at @index; a bad index fails @cmd with BAD_INDEX.
+ */
+static uint8_t cxfw_vport_table_range(struct cxfw_cmd *cmd, uint32_t index, uint32_t len,
+				      uint32_t *first, uint32_t *n)
+{
+	if (index == CXIB_HCA_VPORT_INDEX_ALL) {
+		*first = 0;
+		*n = len;
+	} else if (index < len) {
+		*first = index;
+		*n = 1;
+	} else {
+		return cxfw_fail(cmd, CXIB_CMD_STAT_BAD_INDEX, CXFW_SYND(CXFW_SYND_BAD_INDEX, index));
+	}
+	return CXIB_CMD_STAT_OK;
+}
+
 uint8_t cxfw_cmd_query_hca_vport_gid(struct cxfw_dev *dev, struct cxfw_cmd *cmd)
 {
 	uint32_t pn = CXIB_GET(cmd->in, CXIB_QUERY_HCA_VPORT_GID_IN_PORT_NUM);
@@ -332,16 +351,9 @@ uint8_t cxfw_cmd_query_hca_vport_gid(struct cxfw_dev *dev, struct cxfw_cmd *cmd)
 		return st;
 	if (!port)
 		return cxfw_fail(cmd, CXIB_CMD_STAT_BAD_PARAM, CXFW_SYND(CXFW_SYND_BAD_PARAM, pn));
-	if (index == CXIB_HCA_VPORT_INDEX_ALL) {
-		first = 0;
-		n = CXFW_GID_TABLE_LEN;
-	} else if (index < CXFW_GID_TABLE_LEN) {
-		first = index;
-		n = 1;
-	} else {
-		return cxfw_fail(cmd, CXIB_CMD_STAT_BAD_INDEX,
-				 CXFW_SYND(CXFW_SYND_BAD_INDEX, index));
-	}
+	st = cxfw_vport_table_range(cmd, index, CXFW_GID_TABLE_LEN, &first, &n);
+	if (st)
+		return st;
 	if (cmd->outlen < CXIB_QUERY_HCA_VPORT_GID_OUT_LEN(n))
 		return cxfw_fail(cmd, CXIB_CMD_STAT_BAD_OUTPUT_LEN,
 				 CXFW_SYND(CXFW_SYND_BAD_OUTLEN, cmd->outlen));
@@ -368,16 +380,9 @@ uint8_t cxfw_cmd_query_hca_vport_pkey(struct cxfw_dev *dev, struct cxfw_cmd *cmd
 		return st;
 	if (!port)
 		return cxfw_fail(cmd, CXIB_CMD_STAT_BAD_PARAM, CXFW_SYND(CXFW_SYND_BAD_PARAM, pn));
-	if (index == CXIB_HCA_VPORT_INDEX_ALL) {
-		first = 0;
-		n = CXFW_PKEY_TABLE_LEN;
-	} else if (index < CXFW_PKEY_TABLE_LEN) {
-		first = index;
-		n = 1;
-	} else {
-		return cxfw_fail(cmd, CXIB_CMD_STAT_BAD_INDEX,
-				 CXFW_SYND(CXFW_SYND_BAD_INDEX, index));
-	}
+	st = cxfw_vport_table_range(cmd, index, CXFW_PKEY_TABLE_LEN, &first, &n);
+	if (st)
+		return st;
 	if (cmd->outlen < CXIB_QUERY_HCA_VPORT_PKEY_OUT_LEN(n))
 		return cxfw_fail(cmd, CXIB_CMD_STAT_BAD_OUTPUT_LEN,
 				 CXFW_SYND(CXFW_SYND_BAD_OUTLEN, cmd->outlen));
