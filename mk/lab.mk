@@ -8,7 +8,7 @@ CXIB_CACHE ?= $(HOME)/.cache/cxib
 export CXIB_CACHE
 CXLAB := $(TOP)/scripts/cxlab
 QEMU_BIN := $(CXIB_CACHE)/bin/qemu-system-x86_64
-E2E_SCENARIOS ?= smoke
+E2E_SCENARIOS ?= smoke bringup
 # make check boots its own lab, separate from one a developer may have up.
 CHECK_LAB_DIR := $(CXIB_CACHE)/lab-check
 
@@ -40,8 +40,8 @@ check-e2e: check-qemu
 	CXLAB_DIR=$(CHECK_LAB_DIR) $(CXLAB) run $(E2E_SCENARIOS) \
 		--json $(TOP)/build/check/e2e.json
 
-# The same smoke on Debian's stock 6.1 kernel (cxib.ko built against its headers).
+# The same scenarios on Debian's stock 6.1 kernel (cxib.ko built against its headers).
 check-e2e-61: check-qemu
 	@mkdir -p $(TOP)/build/check
-	CXLAB_DIR=$(CHECK_LAB_DIR) $(CXLAB) run smoke --kernel 6.1 \
+	CXLAB_DIR=$(CHECK_LAB_DIR) $(CXLAB) run $(E2E_SCENARIOS) --kernel 6.1 \
 		--json $(TOP)/build/check/e2e-6.1.json

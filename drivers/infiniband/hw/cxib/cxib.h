@@ -8,11 +8,22 @@
 #ifndef _CXIB_H
 #define _CXIB_H
 
+#include <linux/completion.h>
+#include <linux/interrupt.h>
 #include <linux/io.h>
+#include <linux/mutex.h>
 #include <linux/pci.h>
+#include <linux/semaphore.h>
+#include <linux/spinlock.h>
 #include <linux/types.h>
+#include <linux/workqueue.h>
+#include <linux/xarray.h>
+#include <rdma/ib_verbs.h>
 
+#include <cxib/cmd.h>
+#include <cxib/eq.h>
 #include <cxib/hw.h>
+#include <cxib/mad.h>
 
 #include "compat.h"
 
@@ -36,22 +47,419 @@ struct cxib_fw_rev {
 	u16 subminor;
 };
 
+/* ---- Command interface (cmd.c, fw.c) ------------------------------------------------ */
+
+/* Default per-command timeout (module parameter cmd_timeout_ms), as mlx5 uses. */
+#define CXIB_CMD_TIMEOUT_MS		60000
+/* A command waiting for its completion event also checks its entry this often. */
+#define CXIB_CMD_EVENT_POLL_MS		1000
+/* The queue has at most 2^CXIB_LOG_CMDQ_SIZE_MAX slots and fits one 4 KiB page. */
+#define CXIB_CMDQ_MAX_SLOTS		BIT(CXIB_LOG_CMDQ_SIZE_MAX)
+#define CXIB_CMDQ_BYTES			CXIB_ADAPTER_PAGE_SIZE
+/* How long the firmware may take to take the command queue address (PRM §1.4: 2 s). */
+#define CXIB_CMDQ_INIT_TIMEOUT_MS	2000
+
+/**
+ * struct cxib_cmd_block - one mailbox block
+ * @buf: CPU address of the block
+ * @dma: its bus address, CXIB_CMD_MBOX_ALIGN aligned
+ */
+struct cxib_cmd_block {
+	struct cxib_cmd_mailbox *buf;
+	dma_addr_t dma;
+};
+
+/**
+ * struct cxib_cmd_msg - the mailbox chain of a command's input or output
+ * @nblocks: number of blocks: CXIB_CMD_MBOX_BLOCKS() of the length
+ * @blocks: the blocks in chain order; NULL when @nblocks is 0
+ *
+ * Carries the bytes beyond the 16 that travel inline in the queue entry.
+ */
+struct cxib_cmd_msg {
+	unsigned int nblocks;
+	struct cxib_cmd_block *blocks;
+};
+
+/**
+ * struct cxib_cmd_slot - one entry of the command queue and the command in it
+ * @done: completed by the command completion event that names the slot (a hint: the
+ *	entry's ownership bit is what says the command is done)
+ * @in: input mailboxes of the command
+ * @out: output mailboxes of the command
+ * @opcode: the command's opcode, for log lines
+ * @stale: the command's caller gave up on it (timeout, dead device) while the device still
+ *	owned the entry; the slot and its mailboxes stay reserved until the device gives the
+ *	entry back, because the device may still write the output mailboxes
+ */
+struct cxib_cmd_slot {
+	struct completion done;
+	struct cxib_cmd_msg in;
+	struct cxib_cmd_msg out;
+	u16 opcode;
+	bool stale;
+};
+
+/**
+ * struct cxib_cmdq - the command queue (PRM §2)
+ * @buf: the queue: 2^@log_size entries of 2^@log_stride bytes in one 4 KiB page
+ * @dma: bus address of @buf, written to the initialization segment
+ * @log_size: log2 of the number of entries (slots), from the initialization segment
+ * @log_stride: log2 of the entry stride in bytes, from the initialization segment
+ * @nslots: 2^@log_size
+ * @pages_slot: the last slot, used by MANAGE_PAGES only, so that supplying pages the
+ *	firmware asks for never waits behind commands that wait for those pages
+ * @timeout_ms: how long a command may take, and may wait for a free slot
+ * @lock: protects @free, @token and the slots' @stale; taken in hard interrupt context
+ * @free: bitmap of the free regular slots (all but @pages_slot)
+ * @token: the token of the last command; tokens roll over 1..255
+ * @sem: counts the free regular slots; up to @nslots - 1 commands run at once
+ * @pages_sem: the MANAGE_PAGES slot
+ * @events: completions come as command completion events on the command EQ; before it
+ *	exists (and after it is gone) callers poll the ownership bit
+ * @pool: DMA pool of mailbox blocks
+ * @slots: per-slot state
+ */
+struct cxib_cmdq {
+	void *buf;
+	dma_addr_t dma;
+	u8 log_size;
+	u8 log_stride;
+	unsigned int nslots;
+	unsigned int pages_slot;
+	unsigned int timeout_ms;
+	spinlock_t lock;		/* free slots, token, stale slots */
+	unsigned long free;
+	u8 token;
+	struct semaphore sem;
+	struct semaphore pages_sem;
+	bool events;
+	struct dma_pool *pool;
+	struct cxib_cmd_slot slots[CXIB_CMDQ_MAX_SLOTS];
+};
+
+/* Flags of cxib_cmd_exec_flags(). */
+enum {
+	/* Status BAD_OP is an expected answer ("not supported"): log it at debug level. */
+	CXIB_CMD_F_BAD_OP_OK	= 1 << 0,
+};
+
+/* ---- Capabilities (fw.c) --------------------------------------------------------------- */
+
+/* What cxib writes with SET_HCA_CAP (PRM §4.1 step 10). */
+#define CXIB_PROFILE_LOG_MAX_QP		18	/* at most 2^18 QPs */
+#define CXIB_PROFILE_PKEY_TABLE_SIZE	0	/* 128 P_Keys */
+
+/**
+ * struct cxib_caps - the general device capabilities the driver uses
+ * @port_type: CXIB_CAP_PORT_TYPE_*; cxib drives InfiniBand ports only
+ * @num_ports: physical ports
+ * @page_request_disable: the firmware never asks for pages at run time (no pages EQ)
+ * @ib_virt: port attributes come from HCA vport commands rather than MAD_IFC
+ * @rc: RC transport
+ * @uc: UC transport
+ * @ud: UD transport
+ * @xrc: XRC transport
+ * @atomic: atomic operations (with the ATOMIC capabilities)
+ * @bf: BlueFlame registers in UAR pages
+ * @log_max_qp: log2 of the number of QPs
+ * @log_max_qp_sz: log2 of the number of WQEs in a work queue
+ * @log_max_srq: log2 of the number of SRQs
+ * @log_max_srq_sz: log2 of the number of WQEs in an SRQ
+ * @log_max_cq: log2 of the number of CQs
+ * @log_max_cq_sz: log2 of the number of CQEs in a CQ
+ * @log_max_eq: log2 of the number of EQs (when @max_num_eqs is 0)
+ * @log_max_eq_sz: log2 of the number of EQEs in an EQ
+ * @log_max_mkey: log2 of the number of memory keys
+ * @log_max_pd: log2 of the number of PDs
+ * @log_max_xrcd: log2 of the number of XRC domains
+ * @log_max_mrw_sz: log2 of the largest memory region
+ * @log_max_klm_list_size: log2 of the longest fast-registration page list
+ * @log_max_ra_req_qp: log2 of the RDMA reads/atomics a QP may have outstanding
+ * @log_max_ra_res_qp: log2 of the RDMA reads/atomics a QP answers at once
+ * @log_max_msg: log2 of the largest message
+ * @log_max_mcg: log2 of the number of multicast groups
+ * @log_pg_sz: log2 of the smallest page size the device maps
+ * @log_bf_reg_size: log2 of the size of a BlueFlame register
+ * @local_ca_ack_delay: local CA ACK delay (IB encoding)
+ * @cqe_version: CQE format version
+ * @gid_table_size: GID table length, encoded (8 << n entries)
+ * @pkey_table_size: P_Key table length, encoded (128 << n entries)
+ * @max_num_eqs: number of EQs, when non-zero
+ * @max_wqe_sz_sq: largest send WQE in bytes
+ * @max_wqe_sz_rq: largest receive WQE in bytes
+ * @max_qp_mcg: QPs per multicast group
+ */
+struct cxib_caps {
+	u8 port_type;
+	u8 num_ports;
+	bool page_request_disable;
+	bool ib_virt;
+	bool rc;
+	bool uc;
+	bool ud;
+	bool xrc;
+	bool atomic;
+	bool bf;
+	u8 log_max_qp;
+	u8 log_max_qp_sz;
+	u8 log_max_srq;
+	u8 log_max_srq_sz;
+	u8 log_max_cq;
+	u8 log_max_cq_sz;
+	u8 log_max_eq;
+	u8 log_max_eq_sz;
+	u8 log_max_mkey;
+	u8 log_max_pd;
+	u8 log_max_xrcd;
+	u8 log_max_mrw_sz;
+	u8 log_max_klm_list_size;
+	u8 log_max_ra_req_qp;
+	u8 log_max_ra_res_qp;
+	u8 log_max_msg;
+	u8 log_max_mcg;
+	u8 log_pg_sz;
+	u8 log_bf_reg_size;
+	u8 local_ca_ack_delay;
+	u8 cqe_version;
+	u8 gid_table_size;
+	u16 pkey_table_size;
+	u16 max_num_eqs;
+	u16 max_wqe_sz_sq;
+	u16 max_wqe_sz_rq;
+	u32 max_qp_mcg;
+};
+
+/* ---- Firmware pages (pages.c) ------------------------------------------------------------ */
+
+/* Entries of the pages EQ (256: page requests). */
+#define CXIB_LOG_PAGES_EQ_SIZE		8
+/* Pages per MANAGE_PAGES command: 4 KiB of addresses, nine mailbox blocks. */
+#define CXIB_PAGES_PER_CMD		512
+/* Page requests that may wait for the worker: as many as the pages EQ holds. */
+#define CXIB_PAGE_REQS			BIT(CXIB_LOG_PAGES_EQ_SIZE)
+
+/**
+ * struct cxib_page_req - a page request event
+ * @func_id: the function asking
+ * @npages: pages to give (> 0) or to take back (< 0)
+ */
+struct cxib_page_req {
+	u16 func_id;
+	s32 npages;
+};
+
+/**
+ * struct cxib_pages - memory the firmware borrowed from the host
+ * @lock: serialises giving and taking back pages
+ * @xa: the pages the firmware holds, by bus address / 4 KiB
+ * @npages: number of pages in @xa
+ * @wq: ordered workqueue that serves the firmware's page requests
+ * @req_work: the worker
+ * @req_lock: protects the request ring; taken in hard interrupt context
+ * @reqs: ring of page requests waiting for the worker
+ * @req_head: oldest request in @reqs
+ * @req_count: number of requests in @reqs
+ */
+struct cxib_pages {
+	struct mutex lock;		/* giving and taking pages */
+	struct xarray xa;
+	u32 npages;
+	struct workqueue_struct *wq;
+	struct work_struct req_work;
+	spinlock_t req_lock;		/* the request ring */
+	struct cxib_page_req reqs[CXIB_PAGE_REQS];
+	unsigned int req_head;
+	unsigned int req_count;
+};
+
+/* ---- Event queues and MSI-X (eq.c) ------------------------------------------------------- */
+
+/* Entries per EQ: what may be outstanding, plus a batch of slack as PRM §4.5 suggests. */
+#define CXIB_LOG_CMD_EQ_SIZE		8	/* 256: command completions (<= 32) */
+#define CXIB_LOG_ASYNC_EQ_SIZE		10	/* 1024: port, QP, CQ and SRQ events */
+#define CXIB_LOG_COMP_EQ_SIZE		11	/* 2048: completion events */
+/* MSI-X vector of the control EQs (command, async, pages). */
+#define CXIB_CTRL_VECTOR		0
+
+/**
+ * struct cxib_eq_params - what CREATE_EQ needs to know about a new EQ
+ * @log_size: log2 of the number of EQEs
+ * @uar: UAR page whose doorbells update the EQ
+ * @vector: MSI-X vector the EQ raises
+ * @event_mask: bit n: deliver events of type n (CXIB_EVENT_TYPE_*) to this EQ
+ * @npages: number of 4 KiB pages of the EQ's buffer
+ * @pas: their bus addresses
+ */
+struct cxib_eq_params {
+	u8 log_size;
+	u32 uar;
+	u16 vector;
+	u64 event_mask;
+	unsigned int npages;
+	const dma_addr_t *pas;
+};
+
+/**
+ * struct cxib_eq - an event queue
+ * @dev: the device
+ * @name: what the EQ is for, in log lines and the interrupt's name
+ * @lock: serialises consuming the EQ (its interrupt and the first poll after creation)
+ * @bufs: CPU addresses of the EQ's 4 KiB pages
+ * @dma: bus addresses of the EQ's pages
+ * @npages: number of pages
+ * @log_size: log2 of the number of EQEs
+ * @eqn: the EQ's number, from CREATE_EQ
+ * @cons_index: consumer counter: EQEs consumed since creation
+ * @vector: MSI-X vector index the EQ raises
+ * @irq: Linux interrupt number of @vector, or 0 while no handler is installed
+ * @irq_name: the handler's name in /proc/interrupts
+ */
+struct cxib_eq {
+	struct cxib_dev *dev;
+	const char *name;
+	spinlock_t lock;		/* consuming the EQ */
+	void **bufs;
+	dma_addr_t *dma;
+	unsigned int npages;
+	u8 log_size;
+	u8 eqn;
+	u32 cons_index;
+	u16 vector;
+	int irq;
+	char irq_name[32];
+};
+
+/**
+ * struct cxib_eq_table - the device's EQs
+ * @cmd: command completions; created first and destroyed last
+ * @async: asynchronous events (port changes, QP/CQ/SRQ errors)
+ * @pages: firmware page requests (unless the device has page_request_disable)
+ * @comp: one completion EQ per completion vector
+ * @num_comp: number of completion EQs (ib_device.num_comp_vectors)
+ * @nvec: MSI-X vectors allocated
+ */
+struct cxib_eq_table {
+	struct cxib_eq cmd;
+	struct cxib_eq async;
+	struct cxib_eq pages;
+	struct cxib_eq *comp;
+	unsigned int num_comp;
+	unsigned int nvec;
+};
+
+/* ---- Health (health.c) --------------------------------------------------------------------- */
+
+#define CXIB_HEALTH_POLL_MS		2000
+/* Polls without the health counter moving before the firmware counts as stuck. */
+#define CXIB_HEALTH_STUCK_POLLS		3
+
+/**
+ * struct cxib_health - firmware health monitoring
+ * @work: the poll, every CXIB_HEALTH_POLL_MS
+ * @last_counter: health counter at the previous poll
+ * @stuck_polls: consecutive polls that saw the same counter
+ * @stuck_reported: the stuck counter has been reported and has not moved since
+ */
+struct cxib_health {
+	struct delayed_work work;
+	u32 last_counter;
+	unsigned int stuck_polls;
+	bool stuck_reported;
+};
+
+/* ---- The device ------------------------------------------------------------------------------ */
+
+/* Bits of cxib_dev.flags. */
+enum {
+	CXIB_DEV_DEAD,		/* fatal firmware condition: commands fail at once */
+	CXIB_DEV_IB_ACTIVE,	/* registered with the RDMA core: events are dispatched */
+};
+
 /**
  * struct cxib_dev - one cxib PCI function
+ * @ibdev: the InfiniBand device; first, as ib_alloc_device() requires
  * @pdev: the PCI function
  * @iseg: BAR0 mapping of the initialization segment, CXIB_ISEG_SIZE bytes
  * @fw_rev: firmware revision, valid once the firmware has finished initializing
  * @cmdif_rev: command interface revision the firmware speaks
+ * @flags: CXIB_DEV_* bits
+ * @cmdq: the command queue
+ * @health: firmware health monitoring
+ * @issi: interface step sequence ID in use (CXIB_ISSI_*)
+ * @caps: general capabilities after INIT_HCA
+ * @board_id: the adapter's PSID, from QUERY_ADAPTER
+ * @vendor_id: IEEE vendor ID, from QUERY_ADAPTER
+ * @uar: index of the driver's UAR page (EQ doorbells)
+ * @uar_map: mapping of that page
+ * @eqt: the event queues
+ * @pages: pages lent to the firmware
+ * @sys_image_guid: system image GUID, from NodeInfo
+ * @port_lock: serialises changes to the port capability mask
  *
  * Probe runs in two phases: hardware bring-up (cxib_hw_init()) and then registration
- * with the RDMA core.  The IB device will become the first member of this structure.
+ * with the RDMA core (cxib_ib_register()).
  */
 struct cxib_dev {
+	struct ib_device ibdev;
 	struct pci_dev *pdev;
 	void __iomem *iseg;
 	struct cxib_fw_rev fw_rev;
 	u16 cmdif_rev;
+	unsigned long flags;
+	struct cxib_cmdq cmdq;
+	struct cxib_health health;
+	u16 issi;
+	struct cxib_caps caps;
+	char board_id[CXIB_QUERY_ADAPTER_PSID_LEN + 1];
+	u32 vendor_id;
+	u32 uar;
+	void __iomem *uar_map;
+	struct cxib_eq_table eqt;
+	struct cxib_pages pages;
+	__be64 sys_image_guid;
+	struct mutex port_lock;		/* port capability mask changes */
 };
+
+static inline struct cxib_dev *to_cxib_dev(struct ib_device *ibdev)
+{
+	return container_of(ibdev, struct cxib_dev, ibdev);
+}
+
+static inline bool cxib_dev_dead(const struct cxib_dev *dev)
+{
+	return test_bit(CXIB_DEV_DEAD, &dev->flags);
+}
+
+/**
+ * cxib_uar_in_bar() - whether a UAR index the firmware handed out lies inside BAR0
+ * @dev: the device
+ * @uar: the UAR index
+ *
+ * Return: true if the UAR's 4 KiB page is within BAR0 and past the initialization segment.
+ */
+static inline bool cxib_uar_in_bar(const struct cxib_dev *dev, u32 uar)
+{
+	return uar >= CXIB_FIRST_UAR_INDEX &&
+	       ((u64)uar + 1) * CXIB_ADAPTER_PAGE_SIZE <= pci_resource_len(dev->pdev, CXIB_BAR0);
+}
+
+/**
+ * struct cxib_ucontext - a user context (libmlx5's)
+ * @ibucontext: the RDMA core's context; first, as INIT_RDMA_OBJ_SIZE requires
+ * @uars: indexes of the context's UAR pages, mapped by index
+ * @nuars: number of UAR pages
+ */
+struct cxib_ucontext {
+	struct ib_ucontext ibucontext;
+	u32 *uars;
+	unsigned int nuars;
+};
+
+static inline struct cxib_ucontext *to_cxib_ucontext(struct ib_ucontext *ibuctx)
+{
+	return container_of(ibuctx, struct cxib_ucontext, ibucontext);
+}
 
 /**
  * cxib_iseg_read() - read one dword of the initialization segment
@@ -67,9 +475,117 @@ static inline u32 cxib_iseg_read(const struct cxib_dev *dev, unsigned int offset
 	return ioread32be(dev->iseg + offset);
 }
 
+/**
+ * cxib_iseg_write() - write one dword of the initialization segment
+ * @dev: the device
+ * @offset: byte offset of the dword
+ * @v: the value in host order
+ */
+static inline void cxib_iseg_write(const struct cxib_dev *dev, unsigned int offset, u32 v)
+{
+	iowrite32be(v, dev->iseg + offset);
+}
+
 /* iseg.c: the initialization segment */
 int cxib_iseg_check(struct cxib_dev *dev);
 int cxib_iseg_wait_ready(struct cxib_dev *dev, unsigned int timeout_ms);
 void cxib_iseg_read_fw_rev(struct cxib_dev *dev);
+
+/* cmd.c: the command queue engine */
+int cxib_cmd_init(struct cxib_dev *dev, unsigned int timeout_ms);
+void cxib_cmd_cleanup(struct cxib_dev *dev);
+void cxib_cmd_use_events(struct cxib_dev *dev, bool events);
+int cxib_cmd_exec(struct cxib_dev *dev, const void *in, u32 inlen, void *out, u32 outlen);
+int cxib_cmd_exec_flags(struct cxib_dev *dev, const void *in, u32 inlen, void *out,
+			u32 outlen, unsigned int flags);
+void cxib_cmd_comp_event(struct cxib_dev *dev, u32 vector);
+void cxib_cmd_abort_all(struct cxib_dev *dev);
+const char *cxib_cmd_opcode_str(u16 opcode);
+const char *cxib_cmd_status_str(u8 status);
+int cxib_cmd_status_to_errno(u8 status);
+u8 cxib_cmd_next_token(u8 token);
+void cxib_cmd_msg_chain(struct cxib_cmd_msg *msg, u8 token);
+void cxib_cmd_mbox_sign(struct cxib_cmd_mailbox *box);
+void cxib_cmd_msg_write(struct cxib_cmd_msg *msg, const void *in, u32 inlen);
+void cxib_cmd_msg_read(const struct cxib_cmd_msg *msg, void *out, u32 outlen);
+void cxib_cmd_build_entry(struct cxib_cmd_queue_entry *ent, const void *in, u32 inlen,
+			  u32 outlen, const struct cxib_cmd_msg *inmsg,
+			  const struct cxib_cmd_msg *outmsg, u8 token);
+
+/* fw.c: firmware commands */
+int cxib_cmd_enable_hca(struct cxib_dev *dev);
+int cxib_cmd_disable_hca(struct cxib_dev *dev);
+int cxib_cmd_query_issi(struct cxib_dev *dev, u32 *supported, u16 *current_issi);
+int cxib_cmd_set_issi(struct cxib_dev *dev, u16 issi);
+int cxib_cmd_init_hca(struct cxib_dev *dev);
+int cxib_cmd_teardown_hca(struct cxib_dev *dev, u16 profile);
+int cxib_cmd_nop(struct cxib_dev *dev);
+int cxib_cmd_query_pages(struct cxib_dev *dev, u16 op_mod, u16 *func_id, s32 *npages);
+int cxib_cmd_give_pages(struct cxib_dev *dev, u16 func_id, const dma_addr_t *pas, u32 npages);
+int cxib_cmd_take_pages(struct cxib_dev *dev, u16 func_id, u32 npages, dma_addr_t *pas,
+			u32 *nreturned);
+int cxib_cmd_pages_alloc_failed(struct cxib_dev *dev, u16 func_id, u32 npages);
+int cxib_cmd_access_reg(struct cxib_dev *dev, u16 op_mod, u16 reg_id, u32 arg,
+			const void *data_in, void *data_out, u32 len);
+int cxib_cmd_set_host_endianness(struct cxib_dev *dev);
+int cxib_cmd_query_hca_cap(struct cxib_dev *dev, u16 type, u16 mode, struct cxib_hca_cap *cap);
+int cxib_cmd_set_hca_cap(struct cxib_dev *dev, u16 type, const struct cxib_hca_cap *cap);
+void cxib_caps_prepare_set(struct cxib_hca_cap *set, const struct cxib_hca_cap *cur,
+			   const struct cxib_hca_cap *max);
+void cxib_caps_parse(struct cxib_caps *caps, const struct cxib_hca_cap *cap);
+unsigned int cxib_caps_max_eqs(const struct cxib_caps *caps);
+unsigned int cxib_caps_pkey_table_len(const struct cxib_caps *caps);
+int cxib_cmd_query_adapter(struct cxib_dev *dev, char *board_id, u32 *vendor_id);
+int cxib_cmd_alloc_uar(struct cxib_dev *dev, u32 *uar);
+int cxib_cmd_dealloc_uar(struct cxib_dev *dev, u32 uar);
+int cxib_cmd_create_eq(struct cxib_dev *dev, const struct cxib_eq_params *p, u8 *eqn);
+int cxib_cmd_destroy_eq(struct cxib_dev *dev, u8 eqn);
+int cxib_cmd_mad_ifc(struct cxib_dev *dev, u8 port, u16 op_mod, const void *mad_in,
+		     void *mad_out);
+
+/* hca.c: firmware initialization and teardown */
+int cxib_hca_init(struct cxib_dev *dev);
+void cxib_hca_cleanup(struct cxib_dev *dev);
+
+/* pages.c: pages lent to the firmware */
+int cxib_pages_init(struct cxib_dev *dev);
+void cxib_pages_cleanup(struct cxib_dev *dev);
+int cxib_pages_supply(struct cxib_dev *dev, u16 op_mod);
+int cxib_pages_reclaim(struct cxib_dev *dev);
+void cxib_pages_request(struct cxib_dev *dev, u16 func_id, s32 npages);
+void cxib_pages_flush_requests(struct cxib_dev *dev);
+u32 cxib_pages_count(struct cxib_dev *dev);
+
+/* eq.c: event queues and MSI-X */
+int cxib_eqs_init(struct cxib_dev *dev);
+void cxib_eqs_cleanup(struct cxib_dev *dev);
+void cxib_eqs_sync_async(struct cxib_dev *dev);
+
+/* health.c: firmware health */
+void cxib_health_start(struct cxib_dev *dev);
+void cxib_health_stop(struct cxib_dev *dev);
+void cxib_dev_fatal(struct cxib_dev *dev, const char *reason);
+const char *cxib_health_fatal_reason(u32 fw_ver, u32 cmdq_addr_l, u32 rfr, u32 synd);
+
+/* mad.c: the firmware's subnet management agent */
+void cxib_mad_build_subn_get(struct cxib_smp *smp, u16 attr_id, u32 attr_mod);
+int cxib_mad_check_response(const struct cxib_smp *smp, u16 attr_id);
+int cxib_mad_query(struct cxib_dev *dev, u8 port, u16 attr_id, u32 attr_mod, void *data);
+void cxib_mad_port_info_to_attr(const void *pi, struct ib_port_attr *attr);
+u16 cxib_mad_pkey_from_table(const void *blk, unsigned int i);
+__be64 cxib_mad_guid_from_info(const void *blk, unsigned int i);
+int cxib_mad_query_node(struct cxib_dev *dev);
+
+/* ib.c: the InfiniBand device */
+int cxib_ib_register(struct cxib_dev *dev);
+void cxib_ib_unregister(struct cxib_dev *dev);
+void cxib_ib_port_event(struct cxib_dev *dev, u8 port, u8 sub_type);
+int cxib_port_event_type(u8 sub_type);
+
+/* ucontext.c: user contexts */
+int cxib_alloc_ucontext(struct ib_ucontext *ibuctx, struct ib_udata *udata);
+void cxib_dealloc_ucontext(struct ib_ucontext *ibuctx);
+void cxib_disassociate_ucontext(struct ib_ucontext *ibuctx);
+int cxib_mmap(struct ib_ucontext *ibuctx, struct vm_area_struct *vma);
 
 #endif /* _CXIB_H */

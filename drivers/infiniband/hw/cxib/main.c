@@ -3,16 +3,23 @@
  * cxib: InfiniBand HCA driver for ConnectX-class (mlx5 PRM) adapters.
  *
  * PCI probe and remove, and the device lifecycle.  Probe brings the function up in two
- * phases: the hardware (PCI resources, then firmware), then registration with the RDMA
- * core.  Remove undoes them in reverse order.
+ * phases: the hardware (PCI resources, command interface, firmware, UAR, EQs), then
+ * registration with the RDMA core.  Remove undoes them in exactly the reverse order, and a
+ * failing step undoes the steps before it.
+ *
+ * Phase 1, in order: PCI function and BAR0, initialization segment, page accounting
+ * (pages.c), command queue (cmd.c), health polling (health.c), firmware initialization
+ * (hca.c: ENABLE_HCA .. QUERY_ADAPTER), the driver's UAR, MSI-X and EQs (eq.c).  Phase 2
+ * registers the InfiniBand device (ib.c).
  */
 
 #include <linux/dma-mapping.h>
+#include <linux/io.h>
 #include <linux/module.h>
 #include <linux/moduleparam.h>
 #include <linux/pci.h>
-#include <linux/slab.h>
 #include <linux/stringify.h>
+#include <rdma/ib_verbs.h>
 
 #include "cxib.h"
 
@@ -21,6 +28,12 @@ module_param(init_timeout_ms, uint, 0644);
 MODULE_PARM_DESC(init_timeout_ms,
 		 "How long probe waits for the firmware to finish initializing, in ms (default "
 		 __stringify(CXIB_FW_INIT_TIMEOUT_MS) ")");
+
+static unsigned int cmd_timeout_ms = CXIB_CMD_TIMEOUT_MS;
+module_param(cmd_timeout_ms, uint, 0644);
+MODULE_PARM_DESC(cmd_timeout_ms,
+		 "How long a firmware command may take before it fails with -ETIMEDOUT, in ms (default "
+		 __stringify(CXIB_CMD_TIMEOUT_MS) "); applies to devices probed later");
 
 static int cxib_check_bar0(struct pci_dev *pdev)
 {
@@ -110,12 +123,48 @@ static void cxib_pci_cleanup(struct cxib_dev *dev)
 	pci_disable_device(pdev);
 }
 
+/* The driver's own UAR page, for EQ (and later CQ) doorbells. */
+static int cxib_uar_init(struct cxib_dev *dev)
+{
+	struct pci_dev *pdev = dev->pdev;
+	int err;
+
+	err = cxib_cmd_alloc_uar(dev, &dev->uar);
+	if (err)
+		return err;
+	if (!cxib_uar_in_bar(dev, dev->uar)) {
+		dev_err(&pdev->dev, "ALLOC_UAR returned UAR %u, outside BAR%d\n", dev->uar,
+			CXIB_BAR0);
+		err = -EIO;
+		goto err_dealloc;
+	}
+	dev->uar_map = ioremap(pci_resource_start(pdev, CXIB_BAR0) +
+			       (resource_size_t)dev->uar * CXIB_ADAPTER_PAGE_SIZE,
+			       CXIB_ADAPTER_PAGE_SIZE);
+	if (!dev->uar_map) {
+		err = -ENOMEM;
+		goto err_dealloc;
+	}
+	return 0;
+
+err_dealloc:
+	cxib_cmd_dealloc_uar(dev, dev->uar);
+	return err;
+}
+
+static void cxib_uar_cleanup(struct cxib_dev *dev)
+{
+	iounmap(dev->uar_map);
+	cxib_cmd_dealloc_uar(dev, dev->uar);
+}
+
 /**
  * cxib_hw_init() - probe phase 1: bring the hardware up
  * @dev: the device
  *
- * Claims and maps the PCI function, checks the initialization segment and waits for the
- * firmware to be ready.  Undone by cxib_hw_cleanup().
+ * Claims and maps the PCI function, checks the initialization segment, waits for the
+ * firmware, sets up the command queue, starts health polling, initializes the firmware,
+ * maps the driver's UAR and creates the EQs.  Undone by cxib_hw_cleanup().
  *
  * Return: 0 or a negative errno, with everything done so far undone.
  */
@@ -139,8 +188,34 @@ static int cxib_hw_init(struct cxib_dev *dev)
 	dev_info(&dev->pdev->dev, "firmware %u.%u.%u, command interface rev %u\n",
 		 dev->fw_rev.major, dev->fw_rev.minor, dev->fw_rev.subminor, dev->cmdif_rev);
 
+	err = cxib_pages_init(dev);
+	if (err)
+		goto err_pci_cleanup;
+	err = cxib_cmd_init(dev, READ_ONCE(cmd_timeout_ms));
+	if (err)
+		goto err_pages_cleanup;
+	cxib_health_start(dev);
+	err = cxib_hca_init(dev);
+	if (err)
+		goto err_health_stop;
+	err = cxib_uar_init(dev);
+	if (err)
+		goto err_hca_cleanup;
+	err = cxib_eqs_init(dev);
+	if (err)
+		goto err_uar_cleanup;
+
 	return 0;
 
+err_uar_cleanup:
+	cxib_uar_cleanup(dev);
+err_hca_cleanup:
+	cxib_hca_cleanup(dev);
+err_health_stop:
+	cxib_health_stop(dev);
+	cxib_cmd_cleanup(dev);
+err_pages_cleanup:
+	cxib_pages_cleanup(dev);
 err_pci_cleanup:
 	cxib_pci_cleanup(dev);
 	return err;
@@ -148,6 +223,12 @@ err_pci_cleanup:
 
 static void cxib_hw_cleanup(struct cxib_dev *dev)
 {
+	cxib_eqs_cleanup(dev);
+	cxib_uar_cleanup(dev);
+	cxib_hca_cleanup(dev);
+	cxib_health_stop(dev);
+	cxib_cmd_cleanup(dev);
+	cxib_pages_cleanup(dev);
 	cxib_pci_cleanup(dev);
 }
 
@@ -156,22 +237,26 @@ static int cxib_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 	struct cxib_dev *dev;
 	int err;
 
-	dev = kzalloc(sizeof(*dev), GFP_KERNEL);
+	dev = ib_alloc_device(cxib_dev, ibdev);
 	if (!dev)
 		return -ENOMEM;
 	dev->pdev = pdev;
 
 	err = cxib_hw_init(dev);
 	if (err)
-		goto err_free_dev;
+		goto err_dealloc;
 
-	/* Phase 2, registration with the RDMA core, goes here. */
+	err = cxib_ib_register(dev);
+	if (err)
+		goto err_hw_cleanup;
 
 	pci_set_drvdata(pdev, dev);
 	return 0;
 
-err_free_dev:
-	kfree(dev);
+err_hw_cleanup:
+	cxib_hw_cleanup(dev);
+err_dealloc:
+	ib_dealloc_device(&dev->ibdev);
 	return err;
 }
 
@@ -179,8 +264,21 @@ static void cxib_remove(struct pci_dev *pdev)
 {
 	struct cxib_dev *dev = pci_get_drvdata(pdev);
 
+	if (!dev)
+		return;		/* already shut down */
+	cxib_ib_unregister(dev);
 	cxib_hw_cleanup(dev);
-	kfree(dev);
+	ib_dealloc_device(&dev->ibdev);
+	pci_set_drvdata(pdev, NULL);
+}
+
+/*
+ * Reboot, power off, kexec: tear the function down as remove does, so the firmware gets
+ * its pages back and the function is disabled before the machine moves on.
+ */
+static void cxib_shutdown(struct pci_dev *pdev)
+{
+	cxib_remove(pdev);
 }
 
 /*
@@ -213,6 +311,7 @@ static struct pci_driver cxib_pci_driver = {
 	.id_table = cxib_pci_table,
 	.probe = cxib_probe,
 	.remove = cxib_remove,
+	.shutdown = cxib_shutdown,
 };
 module_pci_driver(cxib_pci_driver);
 

@@ -1,0 +1,657 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * cxib: one typed function per firmware command (PRM §3-5), built on the queue engine in
+ * cmd.c, and the parsing of the device capabilities.
+ *
+ * Each function lays out its command with the accessors and layouts of include/cxib/cmd.h,
+ * runs it, and returns what the output says in C types.  Callers never see a mailbox or
+ * an opcode.  Every function sleeps.
+ */
+
+#include <linux/kernel.h>
+#include <linux/slab.h>
+#include <linux/string.h>
+
+#include "cxib.h"
+
+static void cxib_cmd_hdr(void *in, u16 opcode, u16 op_mod)
+{
+	CXIB_SET(in, CXIB_CMD_IN_OPCODE, opcode);
+	CXIB_SET(in, CXIB_CMD_IN_OP_MOD, op_mod);
+}
+
+/* Whether a command that failed with @err was answered "not supported" (status BAD_OP). */
+static bool cxib_cmd_bad_op(int err, const void *out)
+{
+	return err && CXIB_GET(out, CXIB_CMD_OUT_STATUS) == CXIB_CMD_STAT_BAD_OP;
+}
+
+/* ---- Function life cycle ---------------------------------------------------------------- */
+
+/**
+ * cxib_cmd_enable_hca() - ENABLE_HCA: start the function's firmware context
+ * @dev: the device
+ *
+ * Return: 0 or a negative errno.
+ */
+int cxib_cmd_enable_hca(struct cxib_dev *dev)
+{
+	__be32 in[CXIB_ENABLE_HCA_IN_LEN / 4] = {};
+	__be32 out[CXIB_ENABLE_HCA_OUT_LEN / 4] = {};
+
+	cxib_cmd_hdr(in, CXIB_CMD_OP_ENABLE_HCA, 0);
+	CXIB_SET(in, CXIB_ENABLE_HCA_IN_FUNCTION_ID, 0);
+	return cxib_cmd_exec(dev, in, sizeof(in), out, sizeof(out));
+}
+
+/**
+ * cxib_cmd_disable_hca() - DISABLE_HCA: stop the function's firmware context
+ * @dev: the device
+ *
+ * Return: 0 or a negative errno.
+ */
+int cxib_cmd_disable_hca(struct cxib_dev *dev)
+{
+	__be32 in[CXIB_DISABLE_HCA_IN_LEN / 4] = {};
+	__be32 out[CXIB_DISABLE_HCA_OUT_LEN / 4] = {};
+
+	cxib_cmd_hdr(in, CXIB_CMD_OP_DISABLE_HCA, 0);
+	CXIB_SET(in, CXIB_DISABLE_HCA_IN_FUNCTION_ID, 0);
+	return cxib_cmd_exec(dev, in, sizeof(in), out, sizeof(out));
+}
+
+/**
+ * cxib_cmd_query_issi() - QUERY_ISSI: the interface step sequence IDs the firmware speaks
+ * @dev: the device
+ * @supported: bitmap of supported ISSIs (bit n: ISSI n), first 32
+ * @current_issi: the ISSI in use
+ *
+ * Return: 0; -EOPNOTSUPP if the firmware does not know the command (it then speaks ISSI 0);
+ * another negative errno on failure.
+ */
+int cxib_cmd_query_issi(struct cxib_dev *dev, u32 *supported, u16 *current_issi)
+{
+	__be32 in[CXIB_QUERY_ISSI_IN_LEN / 4] = {};
+	__be32 out[CXIB_QUERY_ISSI_OUT_LEN / 4] = {};
+	int err;
+
+	cxib_cmd_hdr(in, CXIB_CMD_OP_QUERY_ISSI, 0);
+	err = cxib_cmd_exec_flags(dev, in, sizeof(in), out, sizeof(out), CXIB_CMD_F_BAD_OP_OK);
+	if (cxib_cmd_bad_op(err, out))
+		return -EOPNOTSUPP;
+	if (err)
+		return err;
+	*supported = CXIB_GET(out, CXIB_QUERY_ISSI_OUT_SUPPORTED_ISSI_DW0);
+	*current_issi = CXIB_GET(out, CXIB_QUERY_ISSI_OUT_CURRENT_ISSI);
+	return 0;
+}
+
+/**
+ * cxib_cmd_set_issi() - SET_ISSI: select an interface step sequence ID
+ * @dev: the device
+ * @issi: CXIB_ISSI_*
+ *
+ * Return: 0 or a negative errno.
+ */
+int cxib_cmd_set_issi(struct cxib_dev *dev, u16 issi)
+{
+	__be32 in[CXIB_SET_ISSI_IN_LEN / 4] = {};
+	__be32 out[CXIB_SET_ISSI_OUT_LEN / 4] = {};
+
+	cxib_cmd_hdr(in, CXIB_CMD_OP_SET_ISSI, 0);
+	CXIB_SET(in, CXIB_SET_ISSI_IN_CURRENT_ISSI, issi);
+	return cxib_cmd_exec(dev, in, sizeof(in), out, sizeof(out));
+}
+
+/**
+ * cxib_cmd_init_hca() - INIT_HCA: bring the function to its operational state
+ * @dev: the device, with capabilities set and the pages for initialization given
+ *
+ * Return: 0 or a negative errno.
+ */
+int cxib_cmd_init_hca(struct cxib_dev *dev)
+{
+	__be32 in[CXIB_INIT_HCA_IN_LEN / 4] = {};
+	__be32 out[CXIB_INIT_HCA_OUT_LEN / 4] = {};
+
+	cxib_cmd_hdr(in, CXIB_CMD_OP_INIT_HCA, 0);
+	return cxib_cmd_exec(dev, in, sizeof(in), out, sizeof(out));
+}
+
+/**
+ * cxib_cmd_teardown_hca() - TEARDOWN_HCA: undo INIT_HCA
+ * @dev: the device
+ * @profile: CXIB_TEARDOWN_HCA_PROFILE_*
+ *
+ * Return: 0; -EIO if the firmware reports that a forced teardown failed; another negative
+ * errno if the command failed.
+ */
+int cxib_cmd_teardown_hca(struct cxib_dev *dev, u16 profile)
+{
+	__be32 in[CXIB_TEARDOWN_HCA_IN_LEN / 4] = {};
+	__be32 out[CXIB_TEARDOWN_HCA_OUT_LEN / 4] = {};
+	int err;
+
+	cxib_cmd_hdr(in, CXIB_CMD_OP_TEARDOWN_HCA, 0);
+	CXIB_SET(in, CXIB_TEARDOWN_HCA_IN_PROFILE, profile);
+	err = cxib_cmd_exec(dev, in, sizeof(in), out, sizeof(out));
+	if (err)
+		return err;
+	if (profile != CXIB_TEARDOWN_HCA_PROFILE_GRACEFUL_CLOSE &&
+	    CXIB_GET(out, CXIB_TEARDOWN_HCA_OUT_STATE) != CXIB_TEARDOWN_HCA_STATE_SUCCESS)
+		return -EIO;
+	return 0;
+}
+
+/**
+ * cxib_cmd_nop() - NOP: a command that does nothing, to check the command path
+ * @dev: the device
+ *
+ * Return: 0 or a negative errno.
+ */
+int cxib_cmd_nop(struct cxib_dev *dev)
+{
+	__be32 in[CXIB_NOP_IN_LEN / 4] = {};
+	__be32 out[CXIB_NOP_OUT_LEN / 4] = {};
+
+	cxib_cmd_hdr(in, CXIB_CMD_OP_NOP, 0);
+	return cxib_cmd_exec(dev, in, sizeof(in), out, sizeof(out));
+}
+
+/* ---- Pages ------------------------------------------------------------------------------ */
+
+/**
+ * cxib_cmd_query_pages() - QUERY_PAGES: how many pages the firmware wants
+ * @dev: the device
+ * @op_mod: CXIB_QUERY_PAGES_OP_MOD_* (boot, init or regular)
+ * @func_id: the function the pages are for
+ * @npages: pages to give (> 0) or that may be taken back (< 0)
+ *
+ * Return: 0 or a negative errno.
+ */
+int cxib_cmd_query_pages(struct cxib_dev *dev, u16 op_mod, u16 *func_id, s32 *npages)
+{
+	__be32 in[CXIB_QUERY_PAGES_IN_LEN / 4] = {};
+	__be32 out[CXIB_QUERY_PAGES_OUT_LEN / 4] = {};
+	int err;
+
+	cxib_cmd_hdr(in, CXIB_CMD_OP_QUERY_PAGES, op_mod);
+	err = cxib_cmd_exec(dev, in, sizeof(in), out, sizeof(out));
+	if (err)
+		return err;
+	*func_id = CXIB_GET(out, CXIB_QUERY_PAGES_OUT_FUNCTION_ID);
+	*npages = (s32)CXIB_GET(out, CXIB_QUERY_PAGES_OUT_NUM_PAGES);
+	return 0;
+}
+
+/**
+ * cxib_cmd_give_pages() - MANAGE_PAGES (give): lend pages to the firmware
+ * @dev: the device
+ * @func_id: the function the pages are for
+ * @pas: bus addresses of the 4 KiB pages
+ * @npages: number of pages, at most CXIB_PAGES_PER_CMD
+ *
+ * Return: 0 when the firmware owns the pages; a negative errno when it took none.
+ */
+int cxib_cmd_give_pages(struct cxib_dev *dev, u16 func_id, const dma_addr_t *pas, u32 npages)
+{
+	__be32 out[CXIB_MANAGE_PAGES_OUT_LEN(0) / 4] = {};
+	u32 inlen = CXIB_MANAGE_PAGES_IN_LEN(npages);
+	__be64 *list;
+	void *in;
+	u32 i;
+	int err;
+
+	in = kzalloc(inlen, GFP_KERNEL);
+	if (!in)
+		return -ENOMEM;
+	cxib_cmd_hdr(in, CXIB_CMD_OP_MANAGE_PAGES, CXIB_MANAGE_PAGES_OP_MOD_GIVE);
+	CXIB_SET(in, CXIB_MANAGE_PAGES_IN_FUNCTION_ID, func_id);
+	CXIB_SET(in, CXIB_MANAGE_PAGES_IN_INPUT_NUM_ENTRIES, npages);
+	list = in + CXIB_MANAGE_PAGES_IN_PAS_OFFSET;
+	for (i = 0; i < npages; i++)
+		list[i] = cpu_to_be64(pas[i]);
+
+	err = cxib_cmd_exec(dev, in, inlen, out, sizeof(out));
+	kfree(in);
+	return err;
+}
+
+/**
+ * cxib_cmd_take_pages() - MANAGE_PAGES (take): ask the firmware to return pages
+ * @dev: the device
+ * @func_id: the function the pages were given for
+ * @npages: how many pages to ask for, at most CXIB_PAGES_PER_CMD
+ * @pas: room for @npages addresses; filled with those of the returned pages
+ * @nreturned: number of pages returned, at most @npages
+ *
+ * Return: 0 or a negative errno (then no page was returned).
+ */
+int cxib_cmd_take_pages(struct cxib_dev *dev, u16 func_id, u32 npages, dma_addr_t *pas,
+			u32 *nreturned)
+{
+	__be32 in[CXIB_MANAGE_PAGES_IN_LEN(0) / 4] = {};
+	u32 outlen = CXIB_MANAGE_PAGES_OUT_LEN(npages);
+	const __be64 *list;
+	void *out;
+	u32 i, n;
+	int err;
+
+	out = kzalloc(outlen, GFP_KERNEL);
+	if (!out)
+		return -ENOMEM;
+	cxib_cmd_hdr(in, CXIB_CMD_OP_MANAGE_PAGES, CXIB_MANAGE_PAGES_OP_MOD_TAKE);
+	CXIB_SET(in, CXIB_MANAGE_PAGES_IN_FUNCTION_ID, func_id);
+	CXIB_SET(in, CXIB_MANAGE_PAGES_IN_INPUT_NUM_ENTRIES, npages);
+
+	err = cxib_cmd_exec(dev, in, sizeof(in), out, outlen);
+	if (err)
+		goto out;
+	n = CXIB_GET(out, CXIB_MANAGE_PAGES_OUT_OUTPUT_NUM_ENTRIES);
+	if (n > npages) {
+		dev_err(&dev->pdev->dev,
+			"MANAGE_PAGES (take) returned %u pages, %u were asked for\n", n, npages);
+		err = -EPROTO;
+		goto out;
+	}
+	list = out + CXIB_MANAGE_PAGES_OUT_PAS_OFFSET;
+	for (i = 0; i < n; i++)
+		pas[i] = be64_to_cpu(list[i]);
+	*nreturned = n;
+out:
+	kfree(out);
+	return err;
+}
+
+/**
+ * cxib_cmd_pages_alloc_failed() - MANAGE_PAGES (allocation failed): tell the firmware its
+ *	request for pages cannot be met
+ * @dev: the device
+ * @func_id: the function that asked
+ * @npages: the number of pages it asked for
+ *
+ * Return: 0 or a negative errno.
+ */
+int cxib_cmd_pages_alloc_failed(struct cxib_dev *dev, u16 func_id, u32 npages)
+{
+	__be32 in[CXIB_MANAGE_PAGES_IN_LEN(0) / 4] = {};
+	__be32 out[CXIB_MANAGE_PAGES_OUT_LEN(0) / 4] = {};
+
+	cxib_cmd_hdr(in, CXIB_CMD_OP_MANAGE_PAGES, CXIB_MANAGE_PAGES_OP_MOD_ALLOC_FAIL);
+	CXIB_SET(in, CXIB_MANAGE_PAGES_IN_FUNCTION_ID, func_id);
+	CXIB_SET(in, CXIB_MANAGE_PAGES_IN_INPUT_NUM_ENTRIES, npages);
+	return cxib_cmd_exec(dev, in, sizeof(in), out, sizeof(out));
+}
+
+/* ---- Registers and capabilities --------------------------------------------------------- */
+
+/**
+ * cxib_cmd_access_reg() - ACCESS_REG: read or write a device register
+ * @dev: the device
+ * @op_mod: CXIB_ACCESS_REG_OP_MOD_READ or _WRITE
+ * @reg_id: CXIB_REG_*
+ * @arg: the register argument (usually 0)
+ * @data_in: @len bytes of register data to send (for a read: the index fields)
+ * @data_out: room for @len bytes of register data returned, or NULL
+ * @len: the register's length in bytes (CXIB_REG_<NAME>_LEN)
+ *
+ * Return: 0 or a negative errno.
+ */
+int cxib_cmd_access_reg(struct cxib_dev *dev, u16 op_mod, u16 reg_id, u32 arg,
+			const void *data_in, void *data_out, u32 len)
+{
+	u32 inlen = CXIB_ACCESS_REG_IN_LEN(len), outlen = CXIB_ACCESS_REG_OUT_LEN(len);
+	void *in, *out;
+	int err;
+
+	in = kzalloc(inlen, GFP_KERNEL);
+	out = kzalloc(outlen, GFP_KERNEL);
+	if (!in || !out) {
+		err = -ENOMEM;
+		goto out;
+	}
+	cxib_cmd_hdr(in, CXIB_CMD_OP_ACCESS_REG, op_mod);
+	CXIB_SET(in, CXIB_ACCESS_REG_IN_REGISTER_ID, reg_id);
+	CXIB_SET(in, CXIB_ACCESS_REG_IN_ARGUMENT, arg);
+	memcpy(in + CXIB_ACCESS_REG_IN_DATA_OFFSET, data_in, len);
+
+	err = cxib_cmd_exec(dev, in, inlen, out, outlen);
+	if (!err && data_out)
+		memcpy(data_out, out + CXIB_ACCESS_REG_OUT_DATA_OFFSET, len);
+out:
+	kfree(out);
+	kfree(in);
+	return err;
+}
+
+/**
+ * cxib_cmd_set_host_endianness() - ACCESS_REG HOST_ENDIANNESS: tell the firmware the
+ *	host's byte order (mandatory for a physical function)
+ * @dev: the device
+ *
+ * Return: 0 or a negative errno.
+ */
+int cxib_cmd_set_host_endianness(struct cxib_dev *dev)
+{
+	__be32 reg[CXIB_REG_HOST_ENDIANNESS_LEN / 4] = {};
+
+	CXIB_SET(reg, CXIB_REG_HOST_ENDIANNESS_HE,
+		 IS_ENABLED(CONFIG_CPU_BIG_ENDIAN) ? CXIB_HOST_ENDIANNESS_BIG :
+						     CXIB_HOST_ENDIANNESS_LITTLE);
+	return cxib_cmd_access_reg(dev, CXIB_ACCESS_REG_OP_MOD_WRITE, CXIB_REG_HOST_ENDIANNESS,
+				   0, reg, NULL, sizeof(reg));
+}
+
+/**
+ * cxib_cmd_query_hca_cap() - QUERY_HCA_CAP: read one type of device capabilities
+ * @dev: the device
+ * @type: CXIB_HCA_CAP_TYPE_*
+ * @mode: CXIB_HCA_CAP_MODE_CUR (in force) or CXIB_HCA_CAP_MODE_MAX (the most allowed)
+ * @cap: where to put the first CXIB_HCA_CAP_SIZE bytes of the capabilities
+ *
+ * Return: 0 or a negative errno.
+ */
+int cxib_cmd_query_hca_cap(struct cxib_dev *dev, u16 type, u16 mode, struct cxib_hca_cap *cap)
+{
+	__be32 in[CXIB_QUERY_HCA_CAP_IN_LEN / 4] = {};
+	void *out;
+	int err;
+
+	out = kzalloc(CXIB_QUERY_HCA_CAP_OUT_LEN, GFP_KERNEL);
+	if (!out)
+		return -ENOMEM;
+	cxib_cmd_hdr(in, CXIB_CMD_OP_QUERY_HCA_CAP, CXIB_HCA_CAP_OP_MOD(type, mode));
+	err = cxib_cmd_exec(dev, in, sizeof(in), out, CXIB_QUERY_HCA_CAP_OUT_LEN);
+	if (!err)
+		memcpy(cap, out + CXIB_QUERY_HCA_CAP_OUT_CAPABILITY_OFFSET, sizeof(*cap));
+	kfree(out);
+	return err;
+}
+
+/**
+ * cxib_cmd_set_hca_cap() - SET_HCA_CAP: set the writable capabilities of one type
+ * @dev: the device, not yet initialized (INIT_HCA)
+ * @type: CXIB_HCA_CAP_TYPE_*
+ * @cap: the capabilities: the current ones with the fields to change rewritten
+ *
+ * Return: 0 or a negative errno.
+ */
+int cxib_cmd_set_hca_cap(struct cxib_dev *dev, u16 type, const struct cxib_hca_cap *cap)
+{
+	__be32 out[CXIB_SET_HCA_CAP_OUT_LEN / 4] = {};
+	void *in;
+	int err;
+
+	in = kzalloc(CXIB_SET_HCA_CAP_IN_LEN, GFP_KERNEL);
+	if (!in)
+		return -ENOMEM;
+	/* SET_HCA_CAP's op_mod is the type alone: the mode bit is 0. */
+	cxib_cmd_hdr(in, CXIB_CMD_OP_SET_HCA_CAP, CXIB_HCA_CAP_OP_MOD(type, 0));
+	memcpy(in + CXIB_SET_HCA_CAP_IN_CAPABILITY_OFFSET, cap, sizeof(*cap));
+	err = cxib_cmd_exec(dev, in, CXIB_SET_HCA_CAP_IN_LEN, out, sizeof(out));
+	kfree(in);
+	return err;
+}
+
+/**
+ * cxib_caps_prepare_set() - the general capabilities cxib sets before INIT_HCA
+ * @set: filled with the capabilities to write with SET_HCA_CAP
+ * @cur: the current general capabilities
+ * @max: the maximum general capabilities
+ *
+ * The current capabilities with the profile's fields rewritten (PRM §4.1 step 10): a
+ * 128-entry P_Key table, at most 2^CXIB_PROFILE_LOG_MAX_QP QPs, no command checksums, UAR
+ * pages of the system page size.
+ */
+void cxib_caps_prepare_set(struct cxib_hca_cap *set, const struct cxib_hca_cap *cur,
+			   const struct cxib_hca_cap *max)
+{
+	u32 uar_4k;
+
+	*set = *cur;
+	CXIB_SET(set, CXIB_HCA_CAP_PKEY_TABLE_SIZE, CXIB_PROFILE_PKEY_TABLE_SIZE);
+	CXIB_SET(set, CXIB_HCA_CAP_LOG_MAX_QP,
+		 min_t(u32, CXIB_PROFILE_LOG_MAX_QP, CXIB_GET(max, CXIB_HCA_CAP_LOG_MAX_QP)));
+	CXIB_SET(set, CXIB_HCA_CAP_CMDIF_CHECKSUM, CXIB_CAP_CMDIF_CHECKSUM_DISABLED);
+	CXIB_SET(set, CXIB_HCA_CAP_LOG_UAR_PAGE_SZ, PAGE_SHIFT - CXIB_ADAPTER_PAGE_SHIFT);
+	/* 4 KiB UARs inside larger system pages, where the device can do that */
+	uar_4k = CXIB_GET(max, CXIB_HCA_CAP_UAR_4K);
+	if (PAGE_SHIFT == CXIB_ADAPTER_PAGE_SHIFT)
+		uar_4k = 0;
+	CXIB_SET(set, CXIB_HCA_CAP_UAR_4K, uar_4k);
+}
+
+/**
+ * cxib_caps_parse() - extract what the driver uses from the general capabilities
+ * @caps: filled in
+ * @cap: the general capabilities, as QUERY_HCA_CAP returned them
+ */
+void cxib_caps_parse(struct cxib_caps *caps, const struct cxib_hca_cap *cap)
+{
+	memset(caps, 0, sizeof(*caps));
+	caps->port_type = CXIB_GET(cap, CXIB_HCA_CAP_PORT_TYPE);
+	caps->num_ports = CXIB_GET(cap, CXIB_HCA_CAP_NUM_PORTS);
+	caps->page_request_disable = CXIB_GET(cap, CXIB_HCA_CAP_PAGE_REQUEST_DISABLE);
+	caps->ib_virt = CXIB_GET(cap, CXIB_HCA_CAP_IB_VIRT);
+	caps->rc = CXIB_GET(cap, CXIB_HCA_CAP_RC);
+	caps->uc = CXIB_GET(cap, CXIB_HCA_CAP_UC);
+	caps->ud = CXIB_GET(cap, CXIB_HCA_CAP_UD);
+	caps->xrc = CXIB_GET(cap, CXIB_HCA_CAP_XRC);
+	caps->atomic = CXIB_GET(cap, CXIB_HCA_CAP_ATOMIC);
+	caps->bf = CXIB_GET(cap, CXIB_HCA_CAP_BF);
+	caps->log_max_qp = CXIB_GET(cap, CXIB_HCA_CAP_LOG_MAX_QP);
+	caps->log_max_qp_sz = CXIB_GET(cap, CXIB_HCA_CAP_LOG_MAX_QP_SZ);
+	caps->log_max_srq = CXIB_GET(cap, CXIB_HCA_CAP_LOG_MAX_SRQ);
+	caps->log_max_srq_sz = CXIB_GET(cap, CXIB_HCA_CAP_LOG_MAX_SRQ_SZ);
+	caps->log_max_cq = CXIB_GET(cap, CXIB_HCA_CAP_LOG_MAX_CQ);
+	caps->log_max_cq_sz = CXIB_GET(cap, CXIB_HCA_CAP_LOG_MAX_CQ_SZ);
+	caps->log_max_eq = CXIB_GET(cap, CXIB_HCA_CAP_LOG_MAX_EQ);
+	caps->log_max_eq_sz = CXIB_GET(cap, CXIB_HCA_CAP_LOG_MAX_EQ_SZ);
+	caps->log_max_mkey = CXIB_GET(cap, CXIB_HCA_CAP_LOG_MAX_MKEY);
+	caps->log_max_pd = CXIB_GET(cap, CXIB_HCA_CAP_LOG_MAX_PD);
+	caps->log_max_xrcd = CXIB_GET(cap, CXIB_HCA_CAP_LOG_MAX_XRCD);
+	caps->log_max_mrw_sz = CXIB_GET(cap, CXIB_HCA_CAP_LOG_MAX_MRW_SZ);
+	caps->log_max_klm_list_size = CXIB_GET(cap, CXIB_HCA_CAP_LOG_MAX_KLM_LIST_SIZE);
+	caps->log_max_ra_req_qp = CXIB_GET(cap, CXIB_HCA_CAP_LOG_MAX_RA_REQ_QP);
+	caps->log_max_ra_res_qp = CXIB_GET(cap, CXIB_HCA_CAP_LOG_MAX_RA_RES_QP);
+	caps->log_max_msg = CXIB_GET(cap, CXIB_HCA_CAP_LOG_MAX_MSG);
+	caps->log_max_mcg = CXIB_GET(cap, CXIB_HCA_CAP_LOG_MAX_MCG);
+	caps->log_pg_sz = CXIB_GET(cap, CXIB_HCA_CAP_LOG_PG_SZ);
+	caps->log_bf_reg_size = CXIB_GET(cap, CXIB_HCA_CAP_LOG_BF_REG_SIZE);
+	caps->local_ca_ack_delay = CXIB_GET(cap, CXIB_HCA_CAP_LOCAL_CA_ACK_DELAY);
+	caps->cqe_version = CXIB_GET(cap, CXIB_HCA_CAP_CQE_VERSION);
+	caps->gid_table_size = CXIB_GET(cap, CXIB_HCA_CAP_GID_TABLE_SIZE);
+	caps->pkey_table_size = CXIB_GET(cap, CXIB_HCA_CAP_PKEY_TABLE_SIZE);
+	caps->max_num_eqs = CXIB_GET(cap, CXIB_HCA_CAP_MAX_NUM_EQS);
+	caps->max_wqe_sz_sq = CXIB_GET(cap, CXIB_HCA_CAP_MAX_WQE_SZ_SQ);
+	caps->max_wqe_sz_rq = CXIB_GET(cap, CXIB_HCA_CAP_MAX_WQE_SZ_RQ);
+	caps->max_qp_mcg = CXIB_GET(cap, CXIB_HCA_CAP_MAX_QP_MCG);
+}
+
+/**
+ * cxib_caps_max_eqs() - how many EQs the device supports
+ * @caps: the capabilities
+ *
+ * Return: max_num_eqs when the device reports it, else 2^log_max_eq.
+ */
+unsigned int cxib_caps_max_eqs(const struct cxib_caps *caps)
+{
+	return caps->max_num_eqs ?: 1u << caps->log_max_eq;
+}
+
+/**
+ * cxib_caps_pkey_table_len() - P_Key table length of a port
+ * @caps: the capabilities
+ *
+ * Return: the number of P_Keys (pkey_table_size encodes 128 << n).
+ */
+unsigned int cxib_caps_pkey_table_len(const struct cxib_caps *caps)
+{
+	return 128u << min_t(unsigned int, caps->pkey_table_size, 8);
+}
+
+/* ---- Adapter and UARs ------------------------------------------------------------------- */
+
+/**
+ * cxib_cmd_query_adapter() - QUERY_ADAPTER: the adapter's identity
+ * @dev: the device
+ * @board_id: room for CXIB_QUERY_ADAPTER_PSID_LEN + 1 bytes; the PSID, NUL terminated
+ * @vendor_id: the IEEE vendor ID
+ *
+ * Return: 0 or a negative errno.
+ */
+int cxib_cmd_query_adapter(struct cxib_dev *dev, char *board_id, u32 *vendor_id)
+{
+	__be32 in[CXIB_QUERY_ADAPTER_IN_LEN / 4] = {};
+	void *out;
+	int err;
+
+	out = kzalloc(CXIB_QUERY_ADAPTER_OUT_LEN, GFP_KERNEL);
+	if (!out)
+		return -ENOMEM;
+	cxib_cmd_hdr(in, CXIB_CMD_OP_QUERY_ADAPTER, 0);
+	err = cxib_cmd_exec(dev, in, sizeof(in), out, CXIB_QUERY_ADAPTER_OUT_LEN);
+	if (!err) {
+		memcpy(board_id, out + CXIB_QUERY_ADAPTER_OUT_PSID_OFFSET,
+		       CXIB_QUERY_ADAPTER_PSID_LEN);
+		board_id[CXIB_QUERY_ADAPTER_PSID_LEN] = '\0';
+		*vendor_id = CXIB_GET(out, CXIB_QUERY_ADAPTER_OUT_IEEE_VENDOR_ID);
+	}
+	kfree(out);
+	return err;
+}
+
+/**
+ * cxib_cmd_alloc_uar() - ALLOC_UAR: allocate a UAR page
+ * @dev: the device
+ * @uar: the UAR's index; the page is BAR0 + @uar * 4 KiB
+ *
+ * Return: 0 or a negative errno.
+ */
+int cxib_cmd_alloc_uar(struct cxib_dev *dev, u32 *uar)
+{
+	__be32 in[CXIB_ALLOC_UAR_IN_LEN / 4] = {};
+	__be32 out[CXIB_ALLOC_UAR_OUT_LEN / 4] = {};
+	int err;
+
+	cxib_cmd_hdr(in, CXIB_CMD_OP_ALLOC_UAR, 0);
+	err = cxib_cmd_exec(dev, in, sizeof(in), out, sizeof(out));
+	if (!err)
+		*uar = CXIB_GET(out, CXIB_ALLOC_UAR_OUT_UAR);
+	return err;
+}
+
+/**
+ * cxib_cmd_dealloc_uar() - DEALLOC_UAR: free a UAR page
+ * @dev: the device
+ * @uar: the UAR's index
+ *
+ * Return: 0 or a negative errno.
+ */
+int cxib_cmd_dealloc_uar(struct cxib_dev *dev, u32 uar)
+{
+	__be32 in[CXIB_DEALLOC_UAR_IN_LEN / 4] = {};
+	__be32 out[CXIB_DEALLOC_UAR_OUT_LEN / 4] = {};
+
+	cxib_cmd_hdr(in, CXIB_CMD_OP_DEALLOC_UAR, 0);
+	CXIB_SET(in, CXIB_DEALLOC_UAR_IN_UAR, uar);
+	return cxib_cmd_exec(dev, in, sizeof(in), out, sizeof(out));
+}
+
+/* ---- Event queues ----------------------------------------------------------------------- */
+
+/**
+ * cxib_cmd_create_eq() - CREATE_EQ: create an event queue
+ * @dev: the device
+ * @p: the EQ's size, UAR, interrupt vector, events and pages
+ * @eqn: the new EQ's number
+ *
+ * Return: 0 or a negative errno.
+ */
+int cxib_cmd_create_eq(struct cxib_dev *dev, const struct cxib_eq_params *p, u8 *eqn)
+{
+	__be32 out[CXIB_CREATE_EQ_OUT_LEN / 4] = {};
+	u32 inlen = CXIB_CREATE_EQ_IN_LEN(p->npages);
+	__be64 *pas;
+	void *in, *eqc;
+	unsigned int i;
+	int err;
+
+	in = kzalloc(inlen, GFP_KERNEL);
+	if (!in)
+		return -ENOMEM;
+	cxib_cmd_hdr(in, CXIB_CMD_OP_CREATE_EQ, 0);
+	eqc = in + CXIB_CREATE_EQ_IN_EQC_OFFSET;
+	CXIB_SET(eqc, CXIB_EQC_LOG_EQ_SIZE, p->log_size);
+	CXIB_SET(eqc, CXIB_EQC_UAR_PAGE, p->uar);
+	CXIB_SET(eqc, CXIB_EQC_INTR, p->vector);
+	/* 4 KiB pages, the buffer starts at the start of its first page */
+	CXIB_SET(eqc, CXIB_EQC_LOG_PAGE_SIZE, 0);
+	CXIB_SET(eqc, CXIB_EQC_PAGE_OFFSET, 0);
+	CXIB_SET64(in, CXIB_CREATE_EQ_IN_EVENT_BITMASK, p->event_mask);
+	pas = in + CXIB_CREATE_EQ_IN_PAS_OFFSET;
+	for (i = 0; i < p->npages; i++)
+		pas[i] = cpu_to_be64(p->pas[i]);
+
+	err = cxib_cmd_exec(dev, in, inlen, out, sizeof(out));
+	if (!err)
+		*eqn = CXIB_GET(out, CXIB_CREATE_EQ_OUT_EQ_NUMBER);
+	kfree(in);
+	return err;
+}
+
+/**
+ * cxib_cmd_destroy_eq() - DESTROY_EQ: destroy an event queue
+ * @dev: the device
+ * @eqn: the EQ's number
+ *
+ * Return: 0 or a negative errno.
+ */
+int cxib_cmd_destroy_eq(struct cxib_dev *dev, u8 eqn)
+{
+	__be32 in[CXIB_DESTROY_EQ_IN_LEN / 4] = {};
+	__be32 out[CXIB_DESTROY_EQ_OUT_LEN / 4] = {};
+
+	cxib_cmd_hdr(in, CXIB_CMD_OP_DESTROY_EQ, 0);
+	CXIB_SET(in, CXIB_DESTROY_EQ_IN_EQ_NUMBER, eqn);
+	return cxib_cmd_exec(dev, in, sizeof(in), out, sizeof(out));
+}
+
+/* ---- Management datagrams --------------------------------------------------------------- */
+
+/**
+ * cxib_cmd_mad_ifc() - MAD_IFC: hand a MAD to the firmware's management agents
+ * @dev: the device
+ * @port: the port the MAD arrives on
+ * @op_mod: CXIB_MAD_IFC_* flags (which keys the firmware does not check)
+ * @mad_in: the CXIB_MAD_SIZE-byte request
+ * @mad_out: room for the CXIB_MAD_SIZE-byte response
+ *
+ * A MAD-level error is in the response's status; the command still succeeds.
+ *
+ * Return: 0 or a negative errno.
+ */
+int cxib_cmd_mad_ifc(struct cxib_dev *dev, u8 port, u16 op_mod, const void *mad_in,
+		     void *mad_out)
+{
+	void *in, *out;
+	int err;
+
+	in = kzalloc(CXIB_MAD_IFC_IN_LEN, GFP_KERNEL);
+	out = kzalloc(CXIB_MAD_IFC_OUT_LEN, GFP_KERNEL);
+	if (!in || !out) {
+		err = -ENOMEM;
+		goto out;
+	}
+	cxib_cmd_hdr(in, CXIB_CMD_OP_MAD_IFC, op_mod);
+	CXIB_SET(in, CXIB_MAD_IFC_IN_PORT, port);
+	memcpy(in + CXIB_MAD_IFC_IN_MAD_OFFSET, mad_in, CXIB_MAD_SIZE);
+
+	err = cxib_cmd_exec(dev, in, CXIB_MAD_IFC_IN_LEN, out, CXIB_MAD_IFC_OUT_LEN);
+	if (!err)
+		memcpy(mad_out, out + CXIB_MAD_IFC_OUT_RESPONSE_MAD_OFFSET, CXIB_MAD_SIZE);
+out:
+	kfree(out);
+	kfree(in);
+	return err;
+}
