@@ -28,6 +28,7 @@ include $(TOP)/mk/driver.mk
 include $(TOP)/mk/model.mk
 include $(TOP)/mk/lab.mk
 include $(TOP)/mk/package.mk
+include $(TOP)/mk/kunit.mk
 
 # Each tier ends its output with "N passed, N failed"; check and check-quick run the tiers
 # with their output logged and close with the sum over every tier.
@@ -39,7 +40,7 @@ sum_results = awk '/^([A-Za-z0-9_-]+: )?[0-9]+ passed, [0-9]+ failed/ { \
 # A tier that stops before its closing line still fails the run: make's exit status counts.
 
 check-quick-tiers: check-host check-build
-check-tiers: check-host check-build check-package check-qemu check-e2e check-e2e-61
+check-tiers: check-host check-build check-package check-kunit check-qemu check-e2e check-e2e-61
 
 check-quick check:
 	@mkdir -p $(CHECK_DIR)
