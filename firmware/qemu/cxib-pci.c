@@ -33,6 +33,7 @@
 #include <sys/un.h>
 
 #include "qapi/error.h"
+#include "qapi/visitor.h"
 #include "qemu/atomic.h"
 #include "qemu/bitmap.h"
 #include "qemu/cutils.h"
@@ -693,6 +694,29 @@ static void cxib_pci_shutdown_notify(Notifier *n, void *data)
 
 /* ---- qdev ---------------------------------------------------------------------------- */
 
+/*
+ * Fault injection: "qom-set <device> inject-fatal <syndrome>" puts the firmware into the
+ * fatal state with that health syndrome (health buffer and counter as a crashed firmware
+ * leaves them), for the driver's health monitoring and recovery to find.
+ */
+static void cxib_pci_set_inject_fatal(Object *obj, Visitor *v, const char *name,
+				      void *opaque, Error **errp)
+{
+	CxibPciState *s = CXIB_PCI(obj);
+	uint8_t synd;
+
+	if (!visit_type_uint8(v, name, &synd, errp))
+		return;
+	if (!s->fw) {
+		error_setg(errp, "%s: only a realized device can be made to fail", name);
+		return;
+	}
+	qemu_mutex_lock(&s->fw_lock);
+	cxfw_inject_fatal(s->fw, synd);
+	qemu_mutex_unlock(&s->fw_lock);
+}
+
+
 static void cxib_pci_reset(DeviceState *dev)
 {
 	CxibPciState *s = CXIB_PCI(dev);
@@ -937,6 +961,10 @@ static void cxib_pci_class_init(ObjectClass *klass, void *data)
 			p->defval.u = defaults.init_delay_ms;
 	}
 	device_class_set_props(dc, cxib_pci_properties);
+	object_class_property_add(klass, "inject-fatal", "uint8", NULL,
+				  cxib_pci_set_inject_fatal, NULL, NULL);
+	object_class_property_set_description(klass, "inject-fatal",
+		"write-only, at run time: firmware-fatal state with this health syndrome");
 	for (i = 0; i < ARRAY_SIZE(cxib_pci_property_help); i++)
 		object_class_property_set_description(klass, cxib_pci_property_help[i].name,
 						      cxib_pci_property_help[i].desc);
