@@ -50,7 +50,8 @@ kunit-modules: kernel
 	printf '%-10s %-24s ok, cxib.ko + cxib_kunit.ko, W=1 clean, %ss\n' kunit-mod $$release \
 		$$(( $$(date +%s) - t0 ))
 
-check-kunit: kunit-modules
+# run-kunit boots our QEMU build, so that comes first (cold caches: scripts/build-qemu).
+check-kunit: kunit-modules qemu
 	@$(TOP)/scripts/run-kunit --tree $(KUNIT_TREE) --out $(KUNIT_DIR) $(RUN_KUNIT_FLAGS)
 
 clean-kunit:
