@@ -241,6 +241,8 @@ void cxfw_reset(struct cxfw_dev *dev)
 void cxfw_process(struct cxfw_dev *dev)
 {
 	cxfw_cmd_process(dev);
+	cxfw_qp_process(dev);
+	cxfw_cq_process(dev);
 	cxfw_port_process(dev);
 }
 

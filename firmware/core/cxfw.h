@@ -116,6 +116,11 @@ struct cxfw_stats {
 	uint64_t eq_overruns;		/* EQEs dropped because the EQ was full */
 	uint64_t eq_doorbells;		/* EQ doorbells through a UAR */
 	uint64_t msix_sent;		/* platform->msix_notify() calls */
+	uint64_t cqes_written;
+	uint64_t cq_overruns;		/* CQEs dropped because the CQ was full */
+	uint64_t cq_doorbells;		/* CQ arm doorbells through a UAR */
+	uint64_t cq_events;		/* completion EQEs requested by armed CQs */
+	uint64_t sq_doorbells;		/* SQ doorbells (first 8 bytes of a BlueFlame half) */
 };
 void cxfw_get_stats(struct cxfw_dev *dev, struct cxfw_stats *st);
 

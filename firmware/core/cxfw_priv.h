@@ -14,6 +14,8 @@
 #include <cxib/cmd.h>
 #include <cxib/eq.h>
 #include <cxib/mad.h>
+#include <cxib/verbs.h>
+#include <cxib/wqe.h>
 
 #include "cxfw.h"
 
@@ -38,6 +40,26 @@
 #define CXFW_PKEY_TABLE_LEN	128
 #define CXFW_GID_TABLE_LEN	8
 #define CXFW_PORT_EVENTS	16			/* pending port change events */
+#define CXFW_LOG_MAX_PD		16			/* PD numbers 1 .. 65535 */
+#define CXFW_MAX_PDS		(1u << CXFW_LOG_MAX_PD)
+#define CXFW_LOG_MAX_MKEY	16			/* mkey indexes 2 .. 65535 */
+#define CXFW_MAX_MKEYS		(1u << CXFW_LOG_MAX_MKEY)
+#define CXFW_FIRST_MKEY		2	/* index 1 would make lkey 0x100 (CXIB_INVALID_LKEY) */
+#define CXFW_MAX_MTT_OCTWORDS	(1u << 20)		/* 2 Mi translation entries per mkey */
+#define CXFW_MKEY_MAX_LOG_PAGE	30			/* MTT pages 4 KiB .. 1 GiB */
+#define CXFW_MAX_MTT_TOTAL	(1u << 24)		/* MTT entries held, all mkeys (128 MiB) */
+#define CXFW_LOG_MAX_CQ		12			/* CQNs 1 .. 4095 */
+#define CXFW_MAX_CQS		(1u << CXFW_LOG_MAX_CQ)
+#define CXFW_LOG_MAX_CQ_SZ	22
+#define CXFW_MAX_QPS		(1u << 18)		/* cap log_max_qp (max) */
+#define CXFW_QP_DB_RING		256			/* pending SQ doorbells */
+#define CXFW_LOG_MAX_SRQ	12			/* SRQNs 1 .. 4095 */
+#define CXFW_MAX_SRQS		(1u << CXFW_LOG_MAX_SRQ)
+#define CXFW_LOG_MAX_XRCD	8			/* XRCDs 1 .. 255 */
+#define CXFW_MAX_XRCDS		(1u << CXFW_LOG_MAX_XRCD)
+#define CXFW_LOG_MAX_MCG	12			/* multicast groups */
+#define CXFW_MAX_MCGS		(1u << CXFW_LOG_MAX_MCG)
+#define CXFW_MAX_QP_MCG		240			/* QPs per group */
 
 /* Default GID prefix (link local) until an SM sets another. */
 #define CXFW_DEFAULT_GID_PREFIX	0xfe80000000000000ull
@@ -106,6 +128,115 @@ struct cxfw_eq {
 	bool overrun_logged;
 };
 
+/* One memory key (mr.c). */
+struct cxfw_mkey {
+	uint32_t pd;
+	uint8_t variant;		/* mkey_7_0 */
+	uint8_t access_mode;		/* CXIB_MKC_ACCESS_MODE_PA / _MTT */
+	uint8_t access;			/* CXFW_ACCESS_* */
+	uint8_t log_page_size;		/* MTT: absolute */
+	bool free, umr_en, length64, en_rinval;
+	uint32_t qpn;
+	uint64_t start, len;
+	uint32_t octwords;		/* translations_octword_size (capacity) */
+	uint32_t nmtt;			/* MTT entries loaded */
+	uint64_t *mtt;
+};
+
+/* One completion queue (cq.c). */
+struct cxfw_cq {
+	uint64_t serial;		/* creation number, never reused */
+	uint8_t log_size;
+	uint8_t log_page_size;		/* relative to 4 KiB */
+	uint8_t page_offset;		/* 64-byte units */
+	uint8_t cqe_sz;			/* CXIB_CQC_CQE_SZ_64 / _128 */
+	bool oi;
+	uint8_t period_mode;
+	uint16_t period, max_count;
+	uint32_t uar;
+	uint32_t eqn;
+	uint64_t eq_serial;
+	uint64_t dbr;
+	uint32_t npas;
+	uint64_t *pas;
+	uint32_t prod;			/* CQEs written so far */
+	uint32_t cons;			/* set_ci read at the last CQE write */
+	uint32_t arm_ci;		/* ci of the last accepted arm doorbell */
+	uint8_t arm;			/* 0 not armed, else CXFW_CQ_ARM_NEXT / _SOL */
+	uint8_t arm_sn;			/* sn of the current (or last fired) arm */
+	bool fired;			/* an arm fired and no newer arm arrived since */
+	bool fire_pending;		/* the doorbell found a qualifying CQE: worker posts EQE */
+	bool sol_seen;			/* a solicited / error CQE was written ... */
+	uint32_t sol_idx;		/* ... the last one at this index */
+	uint32_t last_notified;		/* producer counter when the last event fired */
+	bool overflow;			/* overrun: CQ in error, CQEs dropped */
+	bool write_failure;
+	uint32_t refs;			/* QPs / SRQs using it */
+};
+
+/* One queue pair (qp.c): context and state; no engine yet. */
+struct cxfw_qp {
+	__be32 qpc[CXIB_QPC_SIZE / 4];	/* context image (state field not kept current) */
+	uint8_t state;			/* CXIB_QPC_STATE_* */
+	uint8_t st;			/* CXIB_QPC_ST_* */
+	uint32_t pd, cqn_snd, cqn_rcv;
+	uint32_t srqn;			/* rq_type SRQ: the SRQ it holds, else 0 */
+	uint32_t npas;
+	uint64_t *pas;			/* RQ then SQ */
+	/* queue geometry, fixed at creation */
+	uint32_t uar;
+	uint64_t dbr;
+	uint8_t log_pg, page_offset;
+	uint8_t log_rq, rq_stride, log_sq, rq_type;
+	bool no_sq;
+	/* consumer counters (16 bits used): SQ in WQEBBs, RQ in WQEs */
+	uint16_t sq_cons, rq_cons;
+	bool sq_db_pending;		/* an SQ doorbell is waiting for the worker */
+};
+
+/* One shared receive queue (srq.c): context only; no engine yet. */
+struct cxfw_srq {
+	__be32 srqc[CXIB_SRQC_SIZE / 4];	/* context image as created */
+	uint32_t pd, cqn;
+	uint8_t log_size;
+	uint16_t lwm;			/* ARM_RQ limit watermark */
+	bool armed;			/* limit event armed */
+	bool error;
+	uint32_t refs;			/* QPs using it */
+	uint32_t npas;
+	uint64_t *pas;
+};
+
+/* One multicast group (mcg.c). */
+struct cxfw_mcg {
+	uint8_t gid[CXIB_MGID_LEN];
+	uint32_t nqps;
+	uint32_t qpns[CXFW_MAX_QP_MCG];
+};
+
+enum {
+	CXFW_CQ_ARM_NEXT	= 1,
+	CXFW_CQ_ARM_SOL		= 2,
+};
+
+/* Access rights a translation asks for (mkc lr/lw/rr/rw/a). */
+enum {
+	CXFW_ACCESS_LOCAL_READ		= 1 << 0,
+	CXFW_ACCESS_LOCAL_WRITE		= 1 << 1,
+	CXFW_ACCESS_REMOTE_READ		= 1 << 2,
+	CXFW_ACCESS_REMOTE_WRITE	= 1 << 3,
+	CXFW_ACCESS_REMOTE_ATOMIC	= 1 << 4,
+};
+
+#define CXFW_ACCESS_REMOTE	(CXFW_ACCESS_REMOTE_READ | CXFW_ACCESS_REMOTE_WRITE | \
+				 CXFW_ACCESS_REMOTE_ATOMIC)
+
+/* A piece of guest memory a translation produced. */
+struct cxfw_sg {
+	uint64_t addr;
+	uint32_t len;
+};
+
 /* One port as its SMA and the vport queries see it. */
 struct cxfw_port {
 	uint8_t state;			/* IB PortState */
@@ -169,6 +300,21 @@ struct cxfw_dev {
 	/* Event queues (eq.c). */
 	struct cxfw_eq eqs[CXFW_MAX_EQS];
 	uint64_t eq_serial;
+
+	/* Verbs resources (mr.c, cq.c), allocated on first use; index = number. */
+	uint32_t *pd_refs;		/* 0 free, else 1 + mkeys and QPs using it */
+	uint64_t xrcd_map[CXFW_MAX_XRCDS / 64];
+	struct cxfw_mkey **mkeys;
+	uint64_t mtt_total;		/* MTT entries held by all mkeys */
+	struct cxfw_cq **cqs;
+	struct cxfw_qp **qps;
+	uint32_t qp_db_ring[CXFW_QP_DB_RING];	/* QPNs with sq_db_pending, oldest first */
+	unsigned int qp_db_head, qp_db_count;
+	bool qp_db_overflow;		/* ring was full: scan every QP */
+	struct cxfw_srq **srqs;
+	struct cxfw_mcg **mcgs;
+	uint64_t cq_serial;
+	unsigned int cq_fire_pending;	/* CQs with fire_pending set */
 
 	/* Ports (port.c), index port - 1. */
 	struct cxfw_port ports[CXFW_MAX_PORTS];
@@ -252,6 +398,59 @@ void cxfw_eq_post(struct cxfw_dev *dev, uint64_t serial, unsigned int type,
 		  unsigned int sub_type, const uint32_t data[7]);
 void cxfw_eq_doorbell(struct cxfw_dev *dev, uint32_t uar, uint32_t off, uint32_t val);
 void cxfw_eq_destroy_all(struct cxfw_dev *dev);			/* lock held */
+
+/* mr.c */
+uint8_t cxfw_cmd_alloc_pd(struct cxfw_dev *dev, struct cxfw_cmd *cmd);
+uint8_t cxfw_cmd_dealloc_pd(struct cxfw_dev *dev, struct cxfw_cmd *cmd);
+uint8_t cxfw_cmd_alloc_xrcd(struct cxfw_dev *dev, struct cxfw_cmd *cmd);
+uint8_t cxfw_cmd_dealloc_xrcd(struct cxfw_dev *dev, struct cxfw_cmd *cmd);
+uint8_t cxfw_cmd_create_mkey(struct cxfw_dev *dev, struct cxfw_cmd *cmd);
+uint8_t cxfw_cmd_query_mkey(struct cxfw_dev *dev, struct cxfw_cmd *cmd);
+uint8_t cxfw_cmd_destroy_mkey(struct cxfw_dev *dev, struct cxfw_cmd *cmd);
+bool cxfw_pd_valid(const struct cxfw_dev *dev, uint32_t pd);			/* lock held */
+uint8_t cxfw_mkey_translate(struct cxfw_dev *dev, uint32_t key, uint32_t pd,
+			    unsigned int access, uint64_t va, uint64_t len,
+			    struct cxfw_sg *sg, unsigned int max_sg, unsigned int *nsg);
+void cxfw_mr_destroy_all(struct cxfw_dev *dev);				/* lock held */
+
+/* cq.c */
+uint8_t cxfw_cmd_create_cq(struct cxfw_dev *dev, struct cxfw_cmd *cmd);
+uint8_t cxfw_cmd_destroy_cq(struct cxfw_dev *dev, struct cxfw_cmd *cmd);
+uint8_t cxfw_cmd_query_cq(struct cxfw_dev *dev, struct cxfw_cmd *cmd);
+uint8_t cxfw_cmd_modify_cq(struct cxfw_dev *dev, struct cxfw_cmd *cmd);
+int cxfw_cq_post(struct cxfw_dev *dev, uint32_t cqn, struct cxib_cqe64 *cqe);	/* worker */
+void cxfw_cq_doorbell(struct cxfw_dev *dev, uint32_t uar, uint32_t dw0, uint32_t dw1);
+void cxfw_cq_process(struct cxfw_dev *dev);					/* worker */
+bool cxfw_eq_has_cqs(const struct cxfw_dev *dev, uint32_t eqn);		/* lock held */
+void cxfw_cq_destroy_all(struct cxfw_dev *dev);				/* lock held */
+uint8_t cxfw_pas_load(struct cxfw_dev *dev, struct cxfw_cmd *cmd, uint32_t pas_off,
+		      uint32_t log_pg, uint64_t bytes, uint64_t **list, uint32_t *npas,
+		      const char *what);
+
+/* qp.c */
+uint8_t cxfw_cmd_create_qp(struct cxfw_dev *dev, struct cxfw_cmd *cmd);
+uint8_t cxfw_cmd_destroy_qp(struct cxfw_dev *dev, struct cxfw_cmd *cmd);
+uint8_t cxfw_cmd_query_qp(struct cxfw_dev *dev, struct cxfw_cmd *cmd);
+uint8_t cxfw_cmd_modify_qp(struct cxfw_dev *dev, struct cxfw_cmd *cmd);
+void cxfw_qp_destroy_all(struct cxfw_dev *dev);				/* lock held */
+void cxfw_qp_sq_doorbell(struct cxfw_dev *dev, uint32_t uar, uint32_t dw0, uint32_t dw1);
+void cxfw_qp_process(struct cxfw_dev *dev);					/* worker */
+
+/* srq.c */
+uint8_t cxfw_cmd_create_srq(struct cxfw_dev *dev, struct cxfw_cmd *cmd);
+uint8_t cxfw_cmd_destroy_srq(struct cxfw_dev *dev, struct cxfw_cmd *cmd);
+uint8_t cxfw_cmd_query_srq(struct cxfw_dev *dev, struct cxfw_cmd *cmd);
+uint8_t cxfw_cmd_arm_rq(struct cxfw_dev *dev, struct cxfw_cmd *cmd);
+struct cxfw_srq *cxfw_srq_lookup(const struct cxfw_dev *dev, uint32_t srqn);	/* lock held */
+void cxfw_srq_destroy_all(struct cxfw_dev *dev);			/* lock held */
+
+/* mcg.c */
+uint8_t cxfw_cmd_attach_to_mcg(struct cxfw_dev *dev, struct cxfw_cmd *cmd);
+uint8_t cxfw_cmd_detach_from_mcg(struct cxfw_dev *dev, struct cxfw_cmd *cmd);
+unsigned int cxfw_mcg_qps(struct cxfw_dev *dev, const uint8_t *gid, uint32_t *qpns,
+			  unsigned int max);
+void cxfw_mcg_detach_qp(struct cxfw_dev *dev, uint32_t qpn);		/* lock held */
+void cxfw_mcg_destroy_all(struct cxfw_dev *dev);			/* lock held */
 
 /* port.c */
 void cxfw_ports_init(struct cxfw_dev *dev);				/* lock held */

@@ -299,6 +299,10 @@ uint8_t cxfw_cmd_destroy_eq(struct cxfw_dev *dev, struct cxfw_cmd *cmd)
 	eq = cxfw_eq_get(dev, cmd, eqn, &st);
 	if (!eq)
 		return st;
+	if (cxfw_eq_has_cqs(dev, eqn)) {	/* CQs still send their events here */
+		pthread_mutex_unlock(&dev->lock);
+		return cxfw_fail(cmd, CXIB_CMD_STAT_RES_BUSY, CXFW_SYND(CXFW_SYND_RES_BUSY, eqn));
+	}
 	cxfw_eq_free(eq);
 	pthread_mutex_unlock(&dev->lock);
 	return CXIB_CMD_STAT_OK;

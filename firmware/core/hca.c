@@ -64,11 +64,11 @@ static void cxfw_caps_max(struct cxfw_dev *dev, __be32 *c)
 	CXIB_SET(c, CXIB_HCA_CAP_LOG_MAX_SRQ_SZ, 15);
 	CXIB_SET(c, CXIB_HCA_CAP_LOG_MAX_QP_SZ, 15);
 	CXIB_SET(c, CXIB_HCA_CAP_LOG_MAX_QP, 18);
-	CXIB_SET(c, CXIB_HCA_CAP_LOG_MAX_SRQ, 16);
-	CXIB_SET(c, CXIB_HCA_CAP_LOG_MAX_CQ_SZ, 22);
-	CXIB_SET(c, CXIB_HCA_CAP_LOG_MAX_CQ, 16);
+	CXIB_SET(c, CXIB_HCA_CAP_LOG_MAX_SRQ, CXFW_LOG_MAX_SRQ);
+	CXIB_SET(c, CXIB_HCA_CAP_LOG_MAX_CQ_SZ, CXFW_LOG_MAX_CQ_SZ);
+	CXIB_SET(c, CXIB_HCA_CAP_LOG_MAX_CQ, CXFW_LOG_MAX_CQ);
 	CXIB_SET(c, CXIB_HCA_CAP_LOG_MAX_EQ_SZ, CXFW_LOG_MAX_EQ_SZ);
-	CXIB_SET(c, CXIB_HCA_CAP_LOG_MAX_MKEY, 20);
+	CXIB_SET(c, CXIB_HCA_CAP_LOG_MAX_MKEY, CXFW_LOG_MAX_MKEY);
 	CXIB_SET(c, CXIB_HCA_CAP_LOG_MAX_EQ, CXFW_LOG_MAX_EQ);
 	CXIB_SET(c, CXIB_HCA_CAP_LOG_MAX_MRW_SZ, 64);
 	CXIB_SET(c, CXIB_HCA_CAP_LOG_MAX_KLM_LIST_SIZE, 16);
@@ -96,10 +96,10 @@ static void cxfw_caps_max(struct cxfw_dev *dev, __be32 *c)
 	CXIB_SET(c, CXIB_HCA_CAP_LOG_BF_REG_SIZE, CXIB_LOG_BF_REG_SIZE);
 	CXIB_SET(c, CXIB_HCA_CAP_MAX_WQE_SZ_SQ, 1024);
 	CXIB_SET(c, CXIB_HCA_CAP_MAX_WQE_SZ_RQ, 512);
-	CXIB_SET(c, CXIB_HCA_CAP_MAX_QP_MCG, 240);
-	CXIB_SET(c, CXIB_HCA_CAP_LOG_MAX_MCG, 12);
-	CXIB_SET(c, CXIB_HCA_CAP_LOG_MAX_PD, 18);
-	CXIB_SET(c, CXIB_HCA_CAP_LOG_MAX_XRCD, 8);
+	CXIB_SET(c, CXIB_HCA_CAP_MAX_QP_MCG, CXFW_MAX_QP_MCG);
+	CXIB_SET(c, CXIB_HCA_CAP_LOG_MAX_MCG, CXFW_LOG_MAX_MCG);
+	CXIB_SET(c, CXIB_HCA_CAP_LOG_MAX_PD, CXFW_LOG_MAX_PD);
+	CXIB_SET(c, CXIB_HCA_CAP_LOG_MAX_XRCD, CXFW_LOG_MAX_XRCD);
 	CXIB_SET(c, CXIB_HCA_CAP_LOG_MAX_RMP, 10);
 	CXIB_SET(c, CXIB_HCA_CAP_DEVICE_FREQUENCY_KHZ, dev->cfg.device_frequency_khz);
 	CXIB_SET(c, CXIB_HCA_CAP_NUM_OF_UARS_PER_PAGE, 1);
@@ -119,6 +119,11 @@ void cxfw_hca_caps_init(struct cxfw_dev *dev)
 /* Release every resource of an initialized function (TEARDOWN_HCA, reset); lock held. */
 void cxfw_hca_release_resources(struct cxfw_dev *dev)
 {
+	cxfw_mcg_destroy_all(dev);
+	cxfw_qp_destroy_all(dev);
+	cxfw_srq_destroy_all(dev);
+	cxfw_cq_destroy_all(dev);
+	cxfw_mr_destroy_all(dev);
 	cxfw_eq_destroy_all(dev);
 	memset(dev->uar_map, 0, sizeof(dev->uar_map));
 }

@@ -6,7 +6,8 @@
  * placed big-endian in BAR0 (bit 31 at the lowest byte address), as the PRM lays them out.
  * An access of 1, 2, 4 or 8 bytes collects or scatters the byte lanes it covers, so every
  * width works and an 8-byte access simply spans two registers.  UAR pages (BAR0 page 3 on)
- * read as zero; a 32-bit write to an EQ doorbell (+0x40 / +0x48) goes to eq.c.
+ * read as zero; a 32-bit write to an EQ doorbell (+0x40 / +0x48) goes to eq.c, a 64-bit
+ * write to the CQ doorbell (+0x20) to cq.c.
  */
 #include "cxfw_priv.h"
 
@@ -240,7 +241,20 @@ void cxfw_mmio_write(struct cxfw_dev *dev, uint64_t offset, uint64_t val, unsign
 			cxfw_eq_doorbell(dev, uar, off, __builtin_bswap32((uint32_t)val));
 			return;
 		}
-		/* CQ doorbells and BlueFlame are not modelled yet. */
+		if (size == 8 && off == CXIB_UAR_CQ_DOORBELL) {
+			/* two big-endian dwords: sn/cmd/ci, then the CQN */
+			cxfw_cq_doorbell(dev, uar, __builtin_bswap32((uint32_t)val),
+					 __builtin_bswap32((uint32_t)(val >> 32)));
+			return;
+		}
+		/* SQ doorbell: the first 8 bytes of a WQE at the start of a BlueFlame half */
+		if (size == 8 && off >= CXIB_UAR_BF_OFFSET &&
+		    !((off - CXIB_UAR_BF_OFFSET) % (1u << (CXIB_LOG_BF_REG_SIZE - 1)))) {
+			cxfw_qp_sq_doorbell(dev, uar, __builtin_bswap32((uint32_t)val),
+					    __builtin_bswap32((uint32_t)(val >> 32)));
+			return;
+		}
+		/* the rest of a BlueFlame copy: the WQE is read from memory instead */
 		cxfw_log(dev, CXFW_LOG_DEBUG, "cxfw: UAR %u write of %u bytes at +0x%03x", uar,
 			 size, off);
 		return;

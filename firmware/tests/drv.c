@@ -462,3 +462,27 @@ unsigned int drv_mad_ifc(struct test_ctx *t, unsigned int port, uint16_t op_mod,
 		memcpy(resp, out + CXIB_MAD_IFC_OUT_RESPONSE_MAD_OFFSET, CXIB_MAD_SIZE);
 	return st;
 }
+
+unsigned int drv_run(struct test_ctx *t, const void *in, uint32_t inlen, void *out,
+		     uint32_t outlen)
+{
+	return run(t, in, inlen, out, outlen);
+}
+
+unsigned int drv_alloc_pd(struct test_ctx *t, uint32_t *pd)
+{
+	__be32 out[4];
+	unsigned int st = cmd_simple(t, CXIB_CMD_OP_ALLOC_PD, 0, 0, 0, out,
+				     CXIB_ALLOC_PD_OUT_LEN);
+
+	if (!st)
+		*pd = CXIB_GET(out, CXIB_ALLOC_PD_OUT_PD);
+	return st;
+}
+
+unsigned int drv_dealloc_pd(struct test_ctx *t, uint32_t pd)
+{
+	__be32 out[4];
+
+	return cmd_simple(t, CXIB_CMD_OP_DEALLOC_PD, 0, pd, 0, out, CXIB_DEALLOC_PD_OUT_LEN);
+}

@@ -23,6 +23,8 @@
 #include <cxib/cmd.h>
 #include <cxib/eq.h>
 #include <cxib/mad.h>
+#include <cxib/verbs.h>
+#include <cxib/wqe.h>
 
 #include "test.h"
 
@@ -99,6 +101,16 @@ void drv_eqe(struct test_ctx *t, uint64_t buf, uint32_t index, struct cxib_eqe *
 void drv_eq_doorbell(struct test_ctx *t, uint32_t uar, uint32_t eqn, uint32_t ci, bool arm);
 
 /* MAD_IFC: send the 256-byte @mad on @port; returns the command status, @resp the MAD. */
+/* Verbs resources (test_mr.c, test_cq.c). */
+#define DRV_CQ_OFF	0x500000	/* CQ buffers */
+#define DRV_DBR_OFF	0x600000	/* doorbell records, 64 bytes apart */
+#define DRV_DATA_OFF	0x700000	/* memory registered through mkeys */
+
+unsigned int drv_run(struct test_ctx *t, const void *in, uint32_t inlen, void *out,
+		     uint32_t outlen);
+unsigned int drv_alloc_pd(struct test_ctx *t, uint32_t *pd);
+unsigned int drv_dealloc_pd(struct test_ctx *t, uint32_t pd);
+
 unsigned int drv_mad_ifc(struct test_ctx *t, unsigned int port, uint16_t op_mod,
 			 const void *mad, void *resp);
 

@@ -13,6 +13,8 @@
 #include <cxib/cmd.h>
 #include <cxib/eq.h>
 #include <cxib/mad.h>
+#include <cxib/verbs.h>
+#include <cxib/wqe.h>
 
 #include "test.h"
 
@@ -219,4 +221,107 @@ TEST(header_smp_layouts_match_ibta)
 	CHECK_EQ(CXIB_OFFSET(CXIB_SMP_PORT_INFO_GUID_CAP), 48);
 	CHECK_EQ(CXIB_FMASK(CXIB_SMP_PORT_INFO_SUBNET_TIMEOUT), 0x1f);	/* byte 51 */
 	CHECK_EQ(CXIB_OFFSET(CXIB_SMP_PORT_INFO_CAPABILITY_MASK2), 60);
+}
+
+/* Verbs resource commands and contexts (prm-subset.md section 5). */
+TEST(header_verbs_contexts_match_prm)
+{
+	CHECK_EQ(sizeof(struct cxib_mkc), 64);
+	CHECK_EQ(sizeof(struct cxib_cqc), 64);
+	CHECK_EQ(sizeof(struct cxib_qpc), 232);
+	CHECK_EQ(sizeof(struct cxib_srqc), 64);
+	CHECK_EQ(CXIB_FMASK(CXIB_MKC_FREE), 0x40000000);
+	CHECK_EQ(CXIB_FMASK(CXIB_MKC_LR), 0x00000400);
+	CHECK_EQ(CXIB_FMASK(CXIB_MKC_ACCESS_MODE_1_0), 0x00000300);
+	CHECK_EQ(CXIB_OFFSET(CXIB_MKC_PD), 0x0c);
+	CHECK_EQ(CXIB_OFFSET(CXIB_MKC_START_ADDR), 0x10);
+	CHECK_EQ(CXIB_OFFSET(CXIB_MKC_LEN), 0x18);
+	CHECK_EQ(CXIB_OFFSET(CXIB_MKC_TRANSLATIONS_OCTWORD_SIZE), 0x34);
+	CHECK_EQ(CXIB_OFFSET(CXIB_CREATE_MKEY_IN_TRANSLATIONS_OCTWORD_ACTUAL_SIZE), 0x60);
+	CHECK_EQ(CXIB_CREATE_MKEY_IN_LEN(2), 0x120);
+	CHECK_EQ(CXIB_MKEY(0x12, 0x34), 0x1234);
+	CHECK_EQ(CXIB_FMASK(CXIB_CQC_CQE_SZ), 0x00e00000);
+	CHECK_EQ(CXIB_FMASK(CXIB_CQC_LOG_CQ_SIZE), 0x1f000000);
+	CHECK_EQ(CXIB_OFFSET(CXIB_CQC_C_EQN), 0x14);
+	CHECK_EQ(CXIB_OFFSET(CXIB_CQC_DBR_ADDR), 0x38);
+	CHECK_EQ(CXIB_OFFSET(CXIB_CREATE_CQ_IN_CQ_UMEM_VALID), 0x5c);
+	CHECK_EQ(CXIB_OFFSET(CXIB_QPC_NEXT_SEND_PSN), 0x78);
+	CHECK_EQ(CXIB_OFFSET(CXIB_QPC_CQN_RCV), 0x9c);
+	CHECK_EQ(CXIB_OFFSET(CXIB_QPC_DBR_ADDR), 0xa0);
+	CHECK_EQ(CXIB_OFFSET(CXIB_QPC_Q_KEY), 0xa8);
+	CHECK_EQ(CXIB_OFFSET(CXIB_QPC_SRQN_RMPN_XRQN), 0xac);
+	CHECK_EQ(CXIB_FMASK(CXIB_QPC_LOG_SQ_SIZE), 0x00007800);
+	CHECK_EQ(CXIB_FMASK(CXIB_QPC_MTU), 0xe0000000);
+	CHECK_EQ(CXIB_QPC_PRIMARY_ADDRESS_PATH_OFFSET + CXIB_OFFSET(CXIB_ADS_SL), 0x3c);
+	CHECK_EQ(CXIB_QPC_PRIMARY_ADDRESS_PATH_OFFSET + CXIB_ADS_SIZE,
+		 CXIB_QPC_SECONDARY_ADDRESS_PATH_OFFSET);
+	CHECK_EQ(CXIB_CREATE_QP_IN_QPC_OFFSET + CXIB_QPC_SIZE, 0x100);
+	CHECK_EQ(CXIB_OFFSET(CXIB_CREATE_QP_IN_WQ_UMEM_VALID), 0x10c);
+	CHECK_EQ(CXIB_OFFSET(CXIB_SRQC_DBR_ADDR), 0x28);
+	CHECK_EQ(CXIB_OFFSET(CXIB_SRQC_PD), 0x18);
+	/* CREATE_RMP: rmpc at 0x20, wq at rmpc + 0x30, PAS after the wq */
+	CHECK_EQ(CXIB_CREATE_RMP_IN_RMPC_OFFSET + CXIB_RMPC_WQ_OFFSET + CXIB_WQC_SIZE,
+		 CXIB_CREATE_RMP_IN_PAS_OFFSET);
+	CHECK_EQ(CXIB_OFFSET(CXIB_WQC_LOG_WQ_SZ), 0x20);
+	CHECK_EQ(CXIB_OFFSET(CXIB_WQC_DBR_ADDR), 0x10);
+}
+
+/* Data path formats (prm-subset.md section 6, libmlx5-abi.md sections 6-8). */
+TEST(header_data_path_layouts_match_prm)
+{
+	uint8_t b[64];
+
+	CHECK_EQ(offsetof(struct cxib_wqe_ctrl_seg, fm_ce_se), 11);
+	CHECK_EQ(offsetof(struct cxib_wqe_ctrl_seg, imm), 12);
+	memset(b, 0, sizeof(b));
+	CXIB_SET(b, CXIB_WQE_CTRL_CE, CXIB_WQE_CTRL_CE_CQE_ALWAYS);
+	CXIB_SET(b, CXIB_WQE_CTRL_SE, 1);
+	CHECK_EQ(b[11], 0x0a);
+	CXIB_SET(b, CXIB_WQE_CTRL_FM, CXIB_WQE_FM_FENCE);
+	CHECK_EQ(b[11], 0x4a);
+	CXIB_SET(b, CXIB_WQE_CTRL_WQE_INDEX, 0x1234);
+	CXIB_SET(b, CXIB_WQE_CTRL_OPCODE, CXIB_WQE_OPCODE_SEND);
+	CHECK_EQ(b[1], 0x12);
+	CHECK_EQ(b[2], 0x34);
+	CHECK_EQ(b[3], 0x0a);
+	CHECK_EQ(offsetof(struct cxib_wqe_av, stat_rate_sl), 12);
+	CHECK_EQ(offsetof(struct cxib_wqe_av, rlid), 14);
+	CHECK_EQ(offsetof(struct cxib_wqe_av, tclass), 26);
+	CHECK_EQ(offsetof(struct cxib_wqe_av, grh_gid_fl), 28);
+	CHECK_EQ(offsetof(struct cxib_wqe_av, rgid), CXIB_WQE_AV_RGID_OFFSET);
+	CHECK_EQ(CXIB_OFFSET(CXIB_WQE_AV_TCLASS), 24);
+	CHECK_EQ(CXIB_FMASK(CXIB_WQE_AV_TCLASS), 0x0000ff00);
+	CHECK_EQ(offsetof(struct cxib_wqe_mkey_seg, flags_pd), 12);
+	CHECK_EQ(offsetof(struct cxib_wqe_mkey_seg, start_addr), 16);
+	CHECK_EQ(offsetof(struct cxib_wqe_mkey_seg, xlt_oct_size), 0x34);
+	CHECK_EQ(offsetof(struct cxib_wqe_mkey_seg, log2_page_size), 0x3b);
+	CHECK_EQ(CXIB_OFFSET(CXIB_WQE_MKEY_XLT_OCT_SIZE), 0x34);
+	CHECK_EQ(offsetof(struct cxib_wqe_umr_ctrl_seg, mkey_mask), 8);
+	CHECK_EQ(offsetof(struct cxib_wqe_umr_ctrl_seg, xlt_offset_47_16), 16);
+	CHECK_EQ(offsetof(struct cxib_wqe_srq_next_seg, next_wqe_index), 2);
+	/* CQE: slid 0x16, flags_rqpn 0x18, srqn 0x20, imm 0x24, byte_cnt 0x2c, sop 0x38 */
+	memset(b, 0, sizeof(b));
+	CXIB_SET(b, CXIB_CQE_SLID, 0xabcd);
+	CHECK_EQ(b[0x16], 0xab);
+	CHECK_EQ(CXIB_OFFSET(CXIB_CQE_FLAGS_RQPN), 0x18);
+	CHECK_EQ(CXIB_OFFSET(CXIB_CQE_RSS_HASH_RESULT), 0x0c);
+	CHECK_EQ(CXIB_OFFSET(CXIB_CQE_ML_PATH), 0x10);		/* byte 0x11 */
+	CHECK_EQ(CXIB_FMASK(CXIB_CQE_ML_PATH), 0x00ff0000);
+	CHECK_EQ(CXIB_OFFSET(CXIB_CQE_SRQN_UIDX), 0x20);
+	CHECK_EQ(CXIB_OFFSET(CXIB_CQE_IMM_INVAL_PKEY), 0x24);
+	CHECK_EQ(CXIB_OFFSET(CXIB_CQE_BYTE_CNT), 0x2c);
+	CHECK_EQ(CXIB_OFFSET(CXIB_CQE_SOP_DROP_QPN), 0x38);
+	CXIB_SET(b, CXIB_CQE_ERR_VENDOR_ERR_SYND, 0x93);
+	CXIB_SET(b, CXIB_CQE_ERR_SYNDROME, CXIB_CQE_SYND_WR_FLUSH_ERR);
+	CHECK_EQ(b[54], 0x93);
+	CHECK_EQ(b[55], 0x05);
+	CXIB_SET(b, CXIB_CQE_WQE_COUNTER, 0x0102);
+	CXIB_SET(b, CXIB_CQE_OPCODE, CXIB_CQE_OPCODE_RESP_ERR);
+	CXIB_SET(b, CXIB_CQE_OWNER, 1);
+	CHECK_EQ(b[60], 0x01);
+	CHECK_EQ(b[61], 0x02);
+	CHECK_EQ(b[CXIB_CQE_OP_OWN_OFFSET], 0xe1);
+	CHECK_EQ(CXIB_FMASK(CXIB_CQ_UAR_DB_SN), 0x30000000);
+	CHECK_EQ(CXIB_FMASK(CXIB_CQ_UAR_DB_CMD), 0x01000000);
+	CHECK_EQ(CXIB_OFFSET(CXIB_QP_DB_SND_COUNTER), 4);
 }

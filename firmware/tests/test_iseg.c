@@ -312,9 +312,11 @@ TEST(uar_write_counted_read_zero)
 	CHECK_EQ(cxfw_mmio_read(t->dev, UAR3 + 0x40, 4), 0);
 	CHECK_EQ(cxfw_mmio_read(t->dev, UAR3 + 0x800, 8), 0);
 	CHECK_EQ(fake_kicks(&t->fk), 0);
-	/* no EQ 1 exists: the EQ doorbell is ignored and logged; the others are not modelled */
-	CHECK_EQ(fake_err_logs(&t->fk), 1);
+	/* no EQ 1, CQ 0x12345678 or QP 0 exists: the three doorbells are ignored and logged */
+	CHECK_EQ(fake_err_logs(&t->fk), 3);
 	CHECK_EQ(stats(t).eq_doorbells, 1);
+	CHECK_EQ(stats(t).cq_doorbells, 1);
+	CHECK_EQ(stats(t).sq_doorbells, 1);
 	CHECK_EQ(stats(t).msix_sent, 0);
 }
 

@@ -1,0 +1,633 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * cxfw queue pairs, resource side (PRM section 5.4): CREATE_QP / DESTROY_QP / QUERY_QP and
+ * the state transitions RST2INIT, INIT2INIT, INIT2RTR, RTR2RTS, RTS2RTS, SQERR2RTS,
+ * SQD_RTS, 2ERR, 2RST; SQ doorbells; flushing.  No send/receive engine yet: WQEs are
+ * consumed only by a QP in ERR, which completes each with a flush error CQE (syndrome 0x05)
+ * when it enters ERR and at every SQ doorbell while in ERR.
+ *
+ * The QP keeps the qpc image the driver gave at creation; every transition builds the next
+ * image from the current one, takes the transition's required attributes from the command's
+ * qpc unconditionally and the optional ones whose opt_param_mask bit is set, checks it, and
+ * commits it with the new state.  QUERY_QP returns the image with the current state.
+ *
+ * Transitions (anything else → BAD_QP_STATE 0x10): RST→INIT, INIT→INIT, INIT→RTR,
+ * RTR→RTS, RTS→RTS, SQER→RTS, SQD→RTS; 2ERR and 2RST from any state.
+ *
+ * QPNs run 2 .. 2^log_max_qp (current cap) - 1, lowest free first; the QP holds a
+ * reference on its PD, CQs and SRQ (DEALLOC_PD / DESTROY_CQ / DESTROY_SRQ → RES_BUSY).
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "cxfw_priv.h"
+
+#define CXFW_QPC_DWORDS		(CXIB_QPC_SIZE / 4)
+#define CXFW_ADS_DW(off)	((off) / 4)	/* first qpc dword of an address path */
+#define CXFW_FIRST_QPN		2
+#define CXFW_MAX_RQ_STRIDE	5	/* 512-byte receive WQEs (cap max_wqe_sz_rq) */
+
+static void cxfw_qp_flush(struct cxfw_dev *dev, uint32_t qpn);
+
+/* Copy field "dw, hi, lo" from @src to @dst. */
+static void cxfw_cp(__be32 *dst, const __be32 *src, unsigned int dw, unsigned int hi,
+		    unsigned int lo)
+{
+	CXIB_SET(dst, dw, hi, lo, CXIB_GET(src, dw, hi, lo));
+}
+
+static struct cxfw_qp *cxfw_qp_lookup(const struct cxfw_dev *dev, uint32_t qpn)
+{
+	return dev->qps && qpn < CXFW_MAX_QPS ? dev->qps[qpn] : NULL;
+}
+
+static void cxfw_qp_free(struct cxfw_qp *qp)
+{
+	if (qp)
+		free(qp->pas);
+	free(qp);
+}
+
+void cxfw_qp_destroy_all(struct cxfw_dev *dev)
+{
+	unsigned int i;
+
+	if (dev->qps)
+		for (i = 0; i < CXFW_MAX_QPS; i++)
+			cxfw_qp_free(dev->qps[i]);
+	free(dev->qps);
+	dev->qps = NULL;
+	dev->qp_db_head = dev->qp_db_count = 0;
+	dev->qp_db_overflow = false;
+}
+
+static bool cxfw_st_supported(uint32_t st)
+{
+	switch (st) {
+	case CXIB_QPC_ST_RC:
+	case CXIB_QPC_ST_UC:
+	case CXIB_QPC_ST_UD:
+	case CXIB_QPC_ST_QP0:
+	case CXIB_QPC_ST_QP1:
+	case CXIB_QPC_ST_REG_UMR:
+		return true;
+	default:
+		return false;
+	}
+}
+
+static bool cxfw_st_datagram(uint32_t st)
+{
+	return st == CXIB_QPC_ST_UD || st == CXIB_QPC_ST_QP0 || st == CXIB_QPC_ST_QP1;
+}
+
+/* A CQ a QP names must exist; lock held. */
+static bool cxfw_cq_exists(const struct cxfw_dev *dev, uint32_t cqn)
+{
+	return dev->cqs && cqn && cqn < CXFW_MAX_CQS && dev->cqs[cqn];
+}
+
+static void cxfw_cq_ref(struct cxfw_dev *dev, uint32_t cqn, int d)
+{
+	if (cxfw_cq_exists(dev, cqn))
+		dev->cqs[cqn]->refs = (uint32_t)((int)dev->cqs[cqn]->refs + d);
+}
+
+uint8_t cxfw_cmd_create_qp(struct cxfw_dev *dev, struct cxfw_cmd *cmd)
+{
+	const __be32 *qpc = (const __be32 *)cxfw_in_bytes(cmd, CXIB_CREATE_QP_IN_QPC_OFFSET);
+	uint32_t st_type = CXIB_GET(qpc, CXIB_QPC_ST), pd = CXIB_GET(qpc, CXIB_QPC_PD);
+	uint32_t log_rq = CXIB_GET(qpc, CXIB_QPC_LOG_RQ_SIZE);
+	uint32_t rq_stride = CXIB_GET(qpc, CXIB_QPC_LOG_RQ_STRIDE);
+	uint32_t log_sq = CXIB_GET(qpc, CXIB_QPC_LOG_SQ_SIZE);
+	uint32_t rq_type = CXIB_GET(qpc, CXIB_QPC_RQ_TYPE);
+	bool no_sq = CXIB_GET(qpc, CXIB_QPC_NO_SQ);
+	uint32_t log_pg = CXIB_GET(qpc, CXIB_QPC_LOG_PAGE_SIZE);
+	uint32_t page_offset = CXIB_GET(qpc, CXIB_QPC_PAGE_OFFSET);
+	uint32_t uar = CXIB_GET(qpc, CXIB_QPC_UAR_PAGE);
+	uint32_t cqn_snd = CXIB_GET(qpc, CXIB_QPC_CQN_SND);
+	uint32_t cqn_rcv = CXIB_GET(qpc, CXIB_QPC_CQN_RCV);
+	uint32_t srqn = CXIB_GET(qpc, CXIB_QPC_SRQN_RMPN_XRQN);
+	uint64_t dbr = CXIB_GET64(qpc, CXIB_QPC_DBR_ADDR), probe, rq_bytes = 0, sq_bytes = 0;
+	uint32_t max_log_sz, log_max_qp, qpn, npas = 0;
+	uint64_t *list = NULL;
+	struct cxfw_qp *qp;
+	uint8_t st;
+
+	if (CXIB_GET(cmd->in, CXIB_CREATE_QP_IN_QPC_EXT) ||
+	    CXIB_GET(cmd->in, CXIB_CREATE_QP_IN_INPUT_QPN) ||
+	    CXIB_GET(cmd->in, CXIB_CREATE_QP_IN_WQ_UMEM_VALID) ||
+	    CXIB_GET(qpc, CXIB_QPC_DBR_UMEM_VALID))
+		return cxfw_fail(cmd, CXIB_CMD_STAT_BAD_PARAM, CXFW_SYND(CXFW_SYND_BAD_PARAM, 2));
+	if (!cxfw_st_supported(st_type))
+		return cxfw_fail(cmd, CXIB_CMD_STAT_BAD_PARAM,
+				 CXFW_SYND(CXFW_SYND_BAD_PARAM, st_type));
+	if (CXIB_GET(qpc, CXIB_QPC_STATE) != CXIB_QPC_STATE_RST)
+		return cxfw_fail(cmd, CXIB_CMD_STAT_BAD_PARAM, CXFW_SYND(CXFW_SYND_BAD_PARAM, 0));
+	if (rq_type != CXIB_QPC_RQ_TYPE_REGULAR && rq_type != CXIB_QPC_RQ_TYPE_ZERO_SIZE_RQ &&
+	    rq_type != CXIB_QPC_RQ_TYPE_SRQ)
+		return cxfw_fail(cmd, CXIB_CMD_STAT_BAD_PARAM,
+				 CXFW_SYND(CXFW_SYND_BAD_PARAM, rq_type));
+	if (rq_stride > CXFW_MAX_RQ_STRIDE)
+		return cxfw_fail(cmd, CXIB_CMD_STAT_BAD_PARAM,
+				 CXFW_SYND(CXFW_SYND_BAD_PARAM, rq_stride));
+	if (log_pg > CXFW_MAX_LOG_PAGE_SIZE)
+		return cxfw_fail(cmd, CXIB_CMD_STAT_BAD_PARAM, CXFW_SYND(CXFW_SYND_BAD_PARAM, log_pg));
+	if ((uint64_t)page_offset * 64 >= (uint64_t)CXIB_ADAPTER_PAGE_SIZE << log_pg)
+		return cxfw_fail(cmd, CXIB_CMD_STAT_BAD_PARAM,
+				 CXFW_SYND(CXFW_SYND_BAD_PARAM, page_offset));
+
+	pthread_mutex_lock(&dev->lock);
+	max_log_sz = CXIB_GET(dev->cap_cur.dw, CXIB_HCA_CAP_LOG_MAX_QP_SZ);
+	log_max_qp = CXIB_GET(dev->cap_cur.dw, CXIB_HCA_CAP_LOG_MAX_QP);
+	st = CXIB_CMD_STAT_OK;
+	if (log_rq > max_log_sz || log_sq > max_log_sz)
+		st = cxfw_fail(cmd, CXIB_CMD_STAT_BAD_PARAM,
+			       CXFW_SYND(CXFW_SYND_BAD_PARAM, log_rq > log_sq ? log_rq : log_sq));
+	else if (!cxfw_pd_valid(dev, pd))
+		st = cxfw_fail(cmd, CXIB_CMD_STAT_BAD_RES, CXFW_SYND(CXFW_SYND_BAD_RES, pd));
+	else if (!cxfw_uar_allocated(dev, uar))
+		st = cxfw_fail(cmd, CXIB_CMD_STAT_BAD_RES, CXFW_SYND(CXFW_SYND_BAD_RES, uar));
+	else if ((!no_sq || cqn_snd) && !cxfw_cq_exists(dev, cqn_snd))
+		st = cxfw_fail(cmd, CXIB_CMD_STAT_BAD_RES, CXFW_SYND(CXFW_SYND_BAD_RES, cqn_snd));
+	else if ((rq_type != CXIB_QPC_RQ_TYPE_ZERO_SIZE_RQ || cqn_rcv) &&
+		 !cxfw_cq_exists(dev, cqn_rcv))
+		st = cxfw_fail(cmd, CXIB_CMD_STAT_BAD_RES, CXFW_SYND(CXFW_SYND_BAD_RES, cqn_rcv));
+	else if (rq_type == CXIB_QPC_RQ_TYPE_SRQ && !cxfw_srq_lookup(dev, srqn))
+		st = cxfw_fail(cmd, CXIB_CMD_STAT_BAD_RES, CXFW_SYND(CXFW_SYND_BAD_RES, srqn));
+	pthread_mutex_unlock(&dev->lock);
+	if (st)
+		return st;
+	if (!dbr || (dbr & (CXIB_QP_DB_SIZE - 1)) ||
+	    dev->plat.dma_read(dev->plat.opaque, dbr, &probe, sizeof(probe)))
+		return cxfw_fail(cmd, CXIB_CMD_STAT_BAD_PARAM,
+				 CXFW_SYND(CXFW_SYND_BAD_PARAM, (uint32_t)dbr));
+
+	/* one buffer: the RQ first, then the SQ */
+	if (rq_type == CXIB_QPC_RQ_TYPE_REGULAR)
+		rq_bytes = (uint64_t)16 << rq_stride << log_rq;
+	if (!no_sq)
+		sq_bytes = (uint64_t)CXIB_SEND_WQE_BB << log_sq;
+	if (rq_bytes + sq_bytes) {
+		st = cxfw_pas_load(dev, cmd, CXIB_CREATE_QP_IN_PAS_OFFSET, log_pg,
+				   (uint64_t)page_offset * 64 + rq_bytes + sq_bytes, &list, &npas,
+				   "CREATE_QP");
+		if (st)
+			return st;
+	}
+	qp = calloc(1, sizeof(*qp));
+	if (!qp) {
+		free(list);
+		return cxfw_fail(cmd, CXIB_CMD_STAT_NO_RESOURCES, CXFW_SYND(CXFW_SYND_NO_RES, 0));
+	}
+	memcpy(qp->qpc, qpc, sizeof(qp->qpc));
+	qp->state = CXIB_QPC_STATE_RST;
+	qp->st = (uint8_t)st_type;
+	qp->pd = pd;
+	qp->cqn_snd = cqn_snd;
+	qp->cqn_rcv = cqn_rcv;
+	qp->srqn = rq_type == CXIB_QPC_RQ_TYPE_SRQ ? srqn : 0;
+	qp->npas = npas;
+	qp->pas = list;
+	qp->uar = uar;
+	qp->dbr = dbr;
+	qp->log_pg = (uint8_t)log_pg;
+	qp->page_offset = (uint8_t)page_offset;
+	qp->log_rq = (uint8_t)log_rq;
+	qp->rq_stride = (uint8_t)rq_stride;
+	qp->log_sq = (uint8_t)log_sq;
+	qp->rq_type = (uint8_t)rq_type;
+	qp->no_sq = no_sq;
+
+	pthread_mutex_lock(&dev->lock);
+	if (!dev->qps)
+		dev->qps = calloc(CXFW_MAX_QPS, sizeof(*dev->qps));
+	qpn = CXFW_MAX_QPS;
+	if (dev->qps)
+		for (qpn = CXFW_FIRST_QPN; qpn < (1u << log_max_qp) && qpn < CXFW_MAX_QPS &&
+		     dev->qps[qpn]; qpn++)
+			;
+	/* PD and CQs cannot have gone meanwhile: only commands (this thread) free them */
+	if (qpn >= CXFW_MAX_QPS || qpn >= (1u << log_max_qp)) {
+		pthread_mutex_unlock(&dev->lock);
+		cxfw_qp_free(qp);
+		return cxfw_fail(cmd, CXIB_CMD_STAT_NO_RESOURCES, CXFW_SYND(CXFW_SYND_NO_RES, 0));
+	}
+	dev->qps[qpn] = qp;
+	dev->pd_refs[pd]++;
+	cxfw_cq_ref(dev, cqn_snd, 1);
+	cxfw_cq_ref(dev, cqn_rcv, 1);
+	if (qp->srqn)
+		cxfw_srq_lookup(dev, qp->srqn)->refs++;
+	pthread_mutex_unlock(&dev->lock);
+
+	CXIB_SET(cmd->out, CXIB_CREATE_QP_OUT_QPN, qpn);
+	cxfw_log(dev, CXFW_LOG_DEBUG, "cxfw: QP 0x%x created: st %u, CQs %u/%u, PD %u", qpn,
+		 st_type, cqn_snd, cqn_rcv, pd);
+	return CXIB_CMD_STAT_OK;
+}
+
+/* The QP a command names (dw2[23:0]); lock held on success. */
+static struct cxfw_qp *cxfw_qp_get(struct cxfw_dev *dev, struct cxfw_cmd *cmd, uint8_t *st)
+{
+	uint32_t qpn = CXIB_GET(cmd->in, CXIB_QP_MODIFY_IN_QPN);
+	struct cxfw_qp *qp;
+
+	if (CXIB_GET(cmd->in, 2, 31, 24)) {
+		*st = cxfw_fail(cmd, CXIB_CMD_STAT_BAD_PARAM, CXFW_SYND(CXFW_SYND_RESERVED, 2));
+		return NULL;
+	}
+	if (qpn < CXFW_FIRST_QPN || qpn >= CXFW_MAX_QPS) {
+		*st = cxfw_fail(cmd, CXIB_CMD_STAT_BAD_INDEX, CXFW_SYND(CXFW_SYND_BAD_INDEX, qpn));
+		return NULL;
+	}
+	pthread_mutex_lock(&dev->lock);
+	qp = cxfw_qp_lookup(dev, qpn);
+	if (!qp) {
+		pthread_mutex_unlock(&dev->lock);
+		*st = cxfw_fail(cmd, CXIB_CMD_STAT_BAD_RES, CXFW_SYND(CXFW_SYND_BAD_RES, qpn));
+	}
+	return qp;
+}
+
+uint8_t cxfw_cmd_destroy_qp(struct cxfw_dev *dev, struct cxfw_cmd *cmd)
+{
+	uint8_t st = CXIB_CMD_STAT_OK;
+	struct cxfw_qp *qp = cxfw_qp_get(dev, cmd, &st);
+
+	if (!qp)
+		return st;
+	dev->qps[CXIB_GET(cmd->in, CXIB_DESTROY_QP_IN_QPN)] = NULL;
+	cxfw_mcg_detach_qp(dev, CXIB_GET(cmd->in, CXIB_DESTROY_QP_IN_QPN));
+	if (dev->pd_refs && dev->pd_refs[qp->pd] > 1)
+		dev->pd_refs[qp->pd]--;
+	cxfw_cq_ref(dev, qp->cqn_snd, -1);
+	cxfw_cq_ref(dev, qp->cqn_rcv, -1);
+	if (qp->srqn && cxfw_srq_lookup(dev, qp->srqn))
+		cxfw_srq_lookup(dev, qp->srqn)->refs--;
+	pthread_mutex_unlock(&dev->lock);
+	cxfw_qp_free(qp);
+	return CXIB_CMD_STAT_OK;
+}
+
+uint8_t cxfw_cmd_query_qp(struct cxfw_dev *dev, struct cxfw_cmd *cmd)
+{
+	__be32 *qpc = (__be32 *)cxfw_out_bytes(cmd, CXIB_QUERY_QP_OUT_QPC_OFFSET);
+	uint8_t st = CXIB_CMD_STAT_OK;
+	struct cxfw_qp *qp = cxfw_qp_get(dev, cmd, &st);
+
+	if (!qp)
+		return st;
+	memcpy(qpc, qp->qpc, sizeof(qp->qpc));
+	CXIB_SET(qpc, CXIB_QPC_STATE, qp->state);
+	pthread_mutex_unlock(&dev->lock);
+	return CXIB_CMD_STAT_OK;
+}
+
+/* Optional attributes by opt_param_mask, from @in into @img. */
+static void cxfw_qp_optional(__be32 *img, const __be32 *in, uint32_t mask)
+{
+	__be32 *pp = img + CXFW_ADS_DW(CXIB_QPC_PRIMARY_ADDRESS_PATH_OFFSET);
+	const __be32 *ipp = in + CXFW_ADS_DW(CXIB_QPC_PRIMARY_ADDRESS_PATH_OFFSET);
+
+	if (mask & CXIB_QP_OPTPAR_PRIMARY_ADDR_PATH)
+		memcpy(pp, ipp, CXIB_ADS_SIZE);
+	if (mask & CXIB_QP_OPTPAR_ALT_ADDR_PATH)
+		memcpy(img + CXFW_ADS_DW(CXIB_QPC_SECONDARY_ADDRESS_PATH_OFFSET),
+		       in + CXFW_ADS_DW(CXIB_QPC_SECONDARY_ADDRESS_PATH_OFFSET), CXIB_ADS_SIZE);
+	if (mask & CXIB_QP_OPTPAR_RRE)
+		cxfw_cp(img, in, CXIB_QPC_RRE);
+	if (mask & CXIB_QP_OPTPAR_RAE) {
+		cxfw_cp(img, in, CXIB_QPC_RAE);
+		cxfw_cp(img, in, CXIB_QPC_ATOMIC_MODE);
+	}
+	if (mask & CXIB_QP_OPTPAR_RWE)
+		cxfw_cp(img, in, CXIB_QPC_RWE);
+	if (mask & CXIB_QP_OPTPAR_PKEY_INDEX)
+		cxfw_cp(pp, ipp, CXIB_ADS_PKEY_INDEX);
+	if (mask & CXIB_QP_OPTPAR_PRI_PORT)
+		cxfw_cp(pp, ipp, CXIB_ADS_VHCA_PORT_NUM);
+	if (mask & CXIB_QP_OPTPAR_Q_KEY)
+		cxfw_cp(img, in, CXIB_QPC_Q_KEY);
+	if (mask & CXIB_QP_OPTPAR_RNR_TIMEOUT)
+		cxfw_cp(img, in, CXIB_QPC_MIN_RNR_NAK);
+	if (mask & CXIB_QP_OPTPAR_SRA_MAX)
+		cxfw_cp(img, in, CXIB_QPC_LOG_SRA_MAX);
+	if (mask & CXIB_QP_OPTPAR_RRA_MAX)
+		cxfw_cp(img, in, CXIB_QPC_LOG_RRA_MAX);
+	if (mask & CXIB_QP_OPTPAR_PM_STATE)
+		cxfw_cp(img, in, CXIB_QPC_PM_STATE);
+	if (mask & CXIB_QP_OPTPAR_RETRY_COUNT)
+		cxfw_cp(img, in, CXIB_QPC_RETRY_COUNT);
+	if (mask & CXIB_QP_OPTPAR_RNR_RETRY)
+		cxfw_cp(img, in, CXIB_QPC_RNR_RETRY);
+	if (mask & CXIB_QP_OPTPAR_ACK_TIMEOUT)
+		cxfw_cp(pp, ipp, CXIB_ADS_ACK_TIMEOUT);
+	if (mask & CXIB_QP_OPTPAR_COUNTER_SET_ID)
+		cxfw_cp(img, in, CXIB_QPC_COUNTER_SET_ID);
+}
+
+/* Required attributes of transition @op for service type @st, from @in into @img. */
+static void cxfw_qp_required(__be32 *img, const __be32 *in, uint16_t op, uint32_t st)
+{
+	__be32 *pp = img + CXFW_ADS_DW(CXIB_QPC_PRIMARY_ADDRESS_PATH_OFFSET);
+	const __be32 *ipp = in + CXFW_ADS_DW(CXIB_QPC_PRIMARY_ADDRESS_PATH_OFFSET);
+	bool dgram = cxfw_st_datagram(st);
+
+	switch (op) {
+	case CXIB_CMD_OP_RST2INIT_QP:
+		cxfw_cp(pp, ipp, CXIB_ADS_PKEY_INDEX);
+		cxfw_cp(pp, ipp, CXIB_ADS_VHCA_PORT_NUM);
+		cxfw_cp(img, in, CXIB_QPC_PM_STATE);
+		if (dgram) {
+			cxfw_cp(img, in, CXIB_QPC_Q_KEY);
+		} else {
+			cxfw_cp(img, in, CXIB_QPC_RRE);
+			cxfw_cp(img, in, CXIB_QPC_RWE);
+			cxfw_cp(img, in, CXIB_QPC_RAE);
+			cxfw_cp(img, in, CXIB_QPC_ATOMIC_MODE);
+		}
+		break;
+	case CXIB_CMD_OP_INIT2RTR_QP:
+		cxfw_cp(img, in, CXIB_QPC_MTU);
+		cxfw_cp(img, in, CXIB_QPC_LOG_MSG_MAX);
+		if (!dgram) {
+			memcpy(pp, ipp, CXIB_ADS_SIZE);
+			cxfw_cp(img, in, CXIB_QPC_REMOTE_QPN);
+			cxfw_cp(img, in, CXIB_QPC_NEXT_RCV_PSN);
+			cxfw_cp(img, in, CXIB_QPC_LOG_RRA_MAX);
+			cxfw_cp(img, in, CXIB_QPC_MIN_RNR_NAK);
+		}
+		break;
+	case CXIB_CMD_OP_RTR2RTS_QP:
+		cxfw_cp(img, in, CXIB_QPC_NEXT_SEND_PSN);
+		if (!dgram) {
+			cxfw_cp(pp, ipp, CXIB_ADS_ACK_TIMEOUT);
+			cxfw_cp(img, in, CXIB_QPC_RETRY_COUNT);
+			cxfw_cp(img, in, CXIB_QPC_RNR_RETRY);
+			cxfw_cp(img, in, CXIB_QPC_LOG_SRA_MAX);
+			cxfw_cp(img, in, CXIB_QPC_LOG_ACK_REQ_FREQ);
+		}
+		break;
+	default:
+		break;
+	}
+}
+
+/* The state @op moves a QP from @cur to, or -1 if not allowed from there. */
+static int cxfw_qp_next_state(uint16_t op, uint8_t cur)
+{
+	switch (op) {
+	case CXIB_CMD_OP_RST2INIT_QP:
+		return cur == CXIB_QPC_STATE_RST ? CXIB_QPC_STATE_INIT : -1;
+	case CXIB_CMD_OP_INIT2INIT_QP:
+		return cur == CXIB_QPC_STATE_INIT ? CXIB_QPC_STATE_INIT : -1;
+	case CXIB_CMD_OP_INIT2RTR_QP:
+		return cur == CXIB_QPC_STATE_INIT ? CXIB_QPC_STATE_RTR : -1;
+	case CXIB_CMD_OP_RTR2RTS_QP:
+		return cur == CXIB_QPC_STATE_RTR ? CXIB_QPC_STATE_RTS : -1;
+	case CXIB_CMD_OP_RTS2RTS_QP:
+		return cur == CXIB_QPC_STATE_RTS ? CXIB_QPC_STATE_RTS : -1;
+	case CXIB_CMD_OP_SQERR2RTS_QP:
+		return cur == CXIB_QPC_STATE_SQER ? CXIB_QPC_STATE_RTS : -1;
+	case CXIB_CMD_OP_SQD_RTS_QP:
+		return cur == CXIB_QPC_STATE_SQD ? CXIB_QPC_STATE_RTS : -1;
+	case CXIB_CMD_OP_2ERR_QP:
+		return CXIB_QPC_STATE_ERR;
+	case CXIB_CMD_OP_2RST_QP:
+		return CXIB_QPC_STATE_RST;
+	default:
+		return -1;
+	}
+}
+
+/* Check a would-be image; 0 or the failing value + 1 (as a syndrome detail). */
+static uint32_t cxfw_qp_check(const struct cxfw_dev *dev, const __be32 *img, int state)
+{
+	const __be32 *pp = img + CXFW_ADS_DW(CXIB_QPC_PRIMARY_ADDRESS_PATH_OFFSET);
+	uint32_t port = CXIB_GET(pp, CXIB_ADS_VHCA_PORT_NUM);
+	uint32_t mtu = CXIB_GET(img, CXIB_QPC_MTU);
+
+	if (state == CXIB_QPC_STATE_INIT || state == CXIB_QPC_STATE_RTR ||
+	    state == CXIB_QPC_STATE_RTS) {
+		if (port < 1 || port > dev->cfg.num_ports)
+			return port + 1;
+		if (CXIB_GET(pp, CXIB_ADS_PKEY_INDEX) >= CXFW_PKEY_TABLE_LEN)
+			return CXIB_GET(pp, CXIB_ADS_PKEY_INDEX) + 1;
+	}
+	if ((state == CXIB_QPC_STATE_RTR || state == CXIB_QPC_STATE_RTS) &&
+	    (mtu < CXIB_QPC_MTU_256 || mtu > CXIB_QPC_MTU_4096))
+		return mtu + 1;
+	if (CXIB_GET(img, CXIB_QPC_LOG_RRA_MAX) >
+	    CXIB_GET(dev->cap_cur.dw, CXIB_HCA_CAP_LOG_MAX_RA_RES_QP))
+		return CXIB_GET(img, CXIB_QPC_LOG_RRA_MAX) + 1;
+	if (CXIB_GET(img, CXIB_QPC_LOG_SRA_MAX) >
+	    CXIB_GET(dev->cap_cur.dw, CXIB_HCA_CAP_LOG_MAX_RA_REQ_QP))
+		return CXIB_GET(img, CXIB_QPC_LOG_SRA_MAX) + 1;
+	return 0;
+}
+
+/* RST2INIT .. SQD_RTS, 2ERR, 2RST. */
+uint8_t cxfw_cmd_modify_qp(struct cxfw_dev *dev, struct cxfw_cmd *cmd)
+{
+	bool has_ctx = cmd->opcode != CXIB_CMD_OP_2ERR_QP && cmd->opcode != CXIB_CMD_OP_2RST_QP;
+	const __be32 *in = has_ctx ?
+		(const __be32 *)cxfw_in_bytes(cmd, CXIB_QP_MODIFY_IN_QPC_OFFSET) : NULL;
+	uint32_t mask = has_ctx ? CXIB_GET(cmd->in, CXIB_QP_MODIFY_IN_OPT_PARAM_MASK) : 0;
+	__be32 img[CXFW_QPC_DWORDS];
+	uint8_t st = CXIB_CMD_STAT_OK;
+	struct cxfw_qp *qp;
+	uint32_t bad;
+	int next;
+
+	qp = cxfw_qp_get(dev, cmd, &st);
+	if (!qp)
+		return st;
+	next = cxfw_qp_next_state(cmd->opcode, qp->state);
+	if (next < 0) {
+		uint8_t cur = qp->state;
+
+		pthread_mutex_unlock(&dev->lock);
+		return cxfw_fail(cmd, CXIB_CMD_STAT_BAD_QP_STATE,
+				 CXFW_SYND(CXFW_SYND_BAD_STATE, cur));
+	}
+	memcpy(img, qp->qpc, sizeof(img));
+	if (has_ctx) {
+		cxfw_qp_required(img, in, cmd->opcode, qp->st);
+		cxfw_qp_optional(img, in, mask);
+	}
+	bad = cxfw_qp_check(dev, img, next);
+	if (bad) {
+		pthread_mutex_unlock(&dev->lock);
+		return cxfw_fail(cmd, CXIB_CMD_STAT_BAD_PARAM, CXFW_SYND(CXFW_SYND_BAD_PARAM,
+								       bad - 1));
+	}
+	memcpy(qp->qpc, img, sizeof(img));
+	qp->state = (uint8_t)next;
+	if (next == CXIB_QPC_STATE_RST)		/* the driver restarts its counters too */
+		qp->sq_cons = qp->rq_cons = 0;
+	pthread_mutex_unlock(&dev->lock);
+	if (next == CXIB_QPC_STATE_ERR)
+		cxfw_qp_flush(dev, CXIB_GET(cmd->in, CXIB_QP_MODIFY_IN_QPN));
+	return CXIB_CMD_STAT_OK;
+}
+
+/* ---- SQ doorbells and flushing (the only WQE processing so far) ----------------------- */
+
+void cxfw_qp_sq_doorbell(struct cxfw_dev *dev, uint32_t uar, uint32_t dw0, uint32_t dw1)
+{
+	uint32_t qpn = CXIB_FIELD_GET(CXIB_SQ_DB_QPN, dw1);
+	struct cxfw_qp *qp;
+	bool bad, kick = false;
+
+	(void)dw0;
+	pthread_mutex_lock(&dev->lock);
+	dev->stats.sq_doorbells++;
+	qp = cxfw_qp_lookup(dev, qpn);
+	bad = !qp || qp->uar != uar || qp->no_sq;
+	if (!bad && !qp->sq_db_pending) {
+		qp->sq_db_pending = true;
+		if (dev->qp_db_count < CXFW_QP_DB_RING)
+			dev->qp_db_ring[(dev->qp_db_head + dev->qp_db_count++) % CXFW_QP_DB_RING] =
+				qpn;
+		else
+			dev->qp_db_overflow = true;
+		kick = true;
+	}
+	pthread_mutex_unlock(&dev->lock);
+	if (bad)
+		cxfw_log(dev, CXFW_LOG_ERR, "cxfw: SQ doorbell for QP 0x%x through UAR %u ignored",
+			 qpn, uar);
+	if (kick)
+		dev->plat.kick(dev->plat.opaque);
+}
+
+/* Guest address of RQ WQE / SQ WQEBB @idx (counters wrap at the ring size). */
+static uint64_t cxfw_qp_wqe_addr(const struct cxfw_qp *qp, bool sq, uint32_t idx)
+{
+	uint64_t rq_bytes = qp->rq_type == CXIB_QPC_RQ_TYPE_REGULAR ?
+			    (uint64_t)16 << qp->rq_stride << qp->log_rq : 0;
+	uint64_t off = (uint64_t)qp->page_offset * 64;
+	unsigned int shift = CXIB_ADAPTER_PAGE_SHIFT + qp->log_pg;
+
+	if (sq)
+		off += rq_bytes + ((uint64_t)(idx & ((1u << qp->log_sq) - 1)) << CXIB_LOG_SEND_WQE_BB);
+	else
+		off += (uint64_t)(idx & ((1u << qp->log_rq) - 1)) << (4 + qp->rq_stride);
+	return qp->pas[off >> shift] + (off & ((1ull << shift) - 1));
+}
+
+static void cxfw_flush_cqe(struct cxfw_dev *dev, uint32_t cqn, uint32_t qpn, bool sq,
+			   uint32_t opcode, uint16_t idx)
+{
+	struct cxib_cqe64 cqe;
+
+	memset(&cqe, 0, sizeof(cqe));
+	CXIB_SET(&cqe, CXIB_CQE_OPCODE, sq ? CXIB_CQE_OPCODE_REQ_ERR : CXIB_CQE_OPCODE_RESP_ERR);
+	CXIB_SET(&cqe, CXIB_CQE_ERR_SYNDROME, CXIB_CQE_SYND_WR_FLUSH_ERR);
+	CXIB_SET(&cqe, CXIB_CQE_ERR_S_WQE_OPCODE, sq ? opcode : 0);
+	CXIB_SET(&cqe, CXIB_CQE_ERR_QPN, qpn);
+	CXIB_SET(&cqe, CXIB_CQE_ERR_WQE_COUNTER, idx);
+	cxfw_cq_post(dev, cqn, &cqe);
+}
+
+/*
+ * A QP in ERR: complete every WQE posted (per the doorbell record) and not yet consumed
+ * with a flush error CQE (syndrome 0x05), one per WQE: RQ WQEs (regular RQs only) on
+ * cqn_rcv, SQ WQEs on cqn_snd with the WQE's opcode and index.  Worker only; nothing
+ * happens for a QP in another state.
+ */
+static void cxfw_qp_flush(struct cxfw_dev *dev, uint32_t qpn)
+{
+	struct cxfw_qp *qp;
+	uint16_t rq_cons, sq_cons, rcv, snd;
+	uint32_t n, limit;
+	__be32 db[2];
+
+	pthread_mutex_lock(&dev->lock);
+	qp = cxfw_qp_lookup(dev, qpn);
+	if (!qp || qp->state != CXIB_QPC_STATE_ERR) {
+		pthread_mutex_unlock(&dev->lock);
+		return;
+	}
+	rq_cons = qp->rq_cons;
+	sq_cons = qp->sq_cons;
+	pthread_mutex_unlock(&dev->lock);
+	/* only the worker destroys QPs and moves the counters: qp stays valid */
+	if (dev->plat.dma_read(dev->plat.opaque, qp->dbr, db, sizeof(db))) {
+		cxfw_log(dev, CXFW_LOG_ERR, "cxfw: QP 0x%x: doorbell record unreadable", qpn);
+		return;
+	}
+	rcv = (uint16_t)CXIB_GET(db, CXIB_QP_DB_RCV_COUNTER);
+	snd = (uint16_t)CXIB_GET(db, CXIB_QP_DB_SND_COUNTER);
+
+	if (qp->rq_type == CXIB_QPC_RQ_TYPE_REGULAR) {
+		limit = 1u << qp->log_rq;	/* a garbage counter cannot loop for long */
+		for (n = 0; rq_cons != rcv && n < limit; n++, rq_cons++)
+			cxfw_flush_cqe(dev, qp->cqn_rcv, qpn, false, 0, rq_cons);
+	}
+	if (!qp->no_sq) {
+		limit = 1u << qp->log_sq;
+		for (n = 0; sq_cons != snd && n < limit;) {
+			uint32_t ctrl[2] = { 0, 0 }, bbs;
+
+			if (dev->plat.dma_read(dev->plat.opaque, cxfw_qp_wqe_addr(qp, true, sq_cons),
+					       ctrl, sizeof(ctrl)))
+				break;
+			bbs = (CXIB_GET(ctrl, CXIB_WQE_CTRL_DS) * CXIB_WQE_DS_SIZE +
+			       CXIB_SEND_WQE_BB - 1) / CXIB_SEND_WQE_BB;
+			if (!bbs)
+				bbs = 1;
+			cxfw_flush_cqe(dev, qp->cqn_snd, qpn, true,
+				       CXIB_GET(ctrl, CXIB_WQE_CTRL_OPCODE), sq_cons);
+			sq_cons = (uint16_t)(sq_cons + bbs);
+			n += bbs;
+		}
+	}
+	pthread_mutex_lock(&dev->lock);
+	qp->rq_cons = rq_cons;
+	qp->sq_cons = sq_cons;
+	pthread_mutex_unlock(&dev->lock);
+}
+
+/* Serve the SQ doorbells rung since the last call.  Worker only. */
+void cxfw_qp_process(struct cxfw_dev *dev)
+{
+	uint32_t qpn;
+
+	for (;;) {
+		struct cxfw_qp *qp;
+
+		pthread_mutex_lock(&dev->lock);
+		if (dev->qp_db_count) {
+			qpn = dev->qp_db_ring[dev->qp_db_head];
+			dev->qp_db_head = (dev->qp_db_head + 1) % CXFW_QP_DB_RING;
+			dev->qp_db_count--;
+		} else if (dev->qp_db_overflow) {
+			dev->qp_db_overflow = false;
+			pthread_mutex_unlock(&dev->lock);
+			for (qpn = CXFW_FIRST_QPN; qpn < CXFW_MAX_QPS; qpn++) {
+				bool pending;
+
+				pthread_mutex_lock(&dev->lock);
+				qp = cxfw_qp_lookup(dev, qpn);
+				pending = qp && qp->sq_db_pending;
+				if (pending)
+					qp->sq_db_pending = false;
+				pthread_mutex_unlock(&dev->lock);
+				if (pending)
+					cxfw_qp_flush(dev, qpn);
+			}
+			continue;
+		} else {
+			pthread_mutex_unlock(&dev->lock);
+			return;
+		}
+		qp = cxfw_qp_lookup(dev, qpn);
+		if (qp)
+			qp->sq_db_pending = false;
+		pthread_mutex_unlock(&dev->lock);
+		if (qp)		/* no send engine yet: only a QP in ERR consumes WQEs */
+			cxfw_qp_flush(dev, qpn);
+	}
+}
