@@ -24,6 +24,8 @@
 #include <cxib/eq.h>
 #include <cxib/hw.h>
 #include <cxib/mad.h>
+#include <cxib/verbs.h>
+#include <cxib/wqe.h>
 
 #include "compat.h"
 
@@ -368,6 +370,121 @@ struct cxib_health {
 	bool stuck_reported;
 };
 
+/* ---- Verbs resources (buf.c) ------------------------------------------------------------- */
+
+/**
+ * struct cxib_frag_buf - a queue buffer the device reads or writes, in 4 KiB pieces
+ * @bufs: CPU addresses of the pieces
+ * @dma: their bus addresses, the PAS list of the queue's create command
+ * @npages: number of pieces
+ *
+ * The pieces are separate coherent allocations, so a large queue needs no contiguous
+ * memory; an entry never straddles two pieces (entries are powers of two up to 4 KiB).
+ */
+struct cxib_frag_buf {
+	void **bufs;
+	dma_addr_t *dma;
+	unsigned int npages;
+};
+
+/**
+ * cxib_frag_buf_entry() - address of entry @idx of a buffer of equal-sized entries
+ * @buf: the buffer
+ * @idx: entry index, already masked to the queue size
+ * @log_stride: log2 of the entry size, at most 12
+ *
+ * Return: the CPU address of the entry.
+ */
+static inline void *cxib_frag_buf_entry(const struct cxib_frag_buf *buf, u32 idx,
+					unsigned int log_stride)
+{
+	u32 off = idx << log_stride;
+
+	return buf->bufs[off >> CXIB_ADAPTER_PAGE_SHIFT] +
+	       (off & (CXIB_ADAPTER_PAGE_SIZE - 1));
+}
+
+/**
+ * struct cxib_dbr - a doorbell record: 64 bytes of coherent memory the device reads
+ * @db: CPU address; dword 0 and 1 are what the queue type defines (a CQ's set_ci, arm_db)
+ * @dma: bus address, written to the queue's context (dbr_addr)
+ */
+struct cxib_dbr {
+	__be32 *db;
+	dma_addr_t dma;
+};
+
+/* ---- Verbs objects (pd.c, mr.c, cq.c) ------------------------------------------------------- */
+
+/**
+ * struct cxib_pd - a protection domain
+ * @ibpd: the RDMA core's PD; first, as INIT_RDMA_OBJ_SIZE requires
+ * @pdn: the PD number, from ALLOC_PD
+ */
+struct cxib_pd {
+	struct ib_pd ibpd;
+	u32 pdn;
+};
+
+static inline struct cxib_pd *to_cxib_pd(struct ib_pd *ibpd)
+{
+	return container_of(ibpd, struct cxib_pd, ibpd);
+}
+
+/**
+ * struct cxib_mr - a memory region (memory key)
+ * @ibmr: the RDMA core's MR; first (ib_mr is allocated by the driver)
+ * @mkey_index: the key's index, from CREATE_MKEY; the key is index << 8 | variant
+ */
+struct cxib_mr {
+	struct ib_mr ibmr;
+	u32 mkey_index;
+};
+
+static inline struct cxib_mr *to_cxib_mr(struct ib_mr *ibmr)
+{
+	return container_of(ibmr, struct cxib_mr, ibmr);
+}
+
+/**
+ * struct cxib_cq - a completion queue
+ * @ibcq: the RDMA core's CQ; first, as INIT_RDMA_OBJ_SIZE requires
+ * @lock: serialises polling and arming (both may run in any context, concurrently)
+ * @buf: 2^@log_size CQEs of CXIB_CQE_SIZE bytes
+ * @dbr: doorbell record: dword 0 set_ci, dword 1 the last arm doorbell
+ * @cqn: the CQ number, from CREATE_CQ
+ * @log_size: log2 of the number of CQEs
+ * @cons_index: consumer counter: CQEs consumed since creation (free-running, 24 bits
+ *	reach the device)
+ * @arm_sn: arm sequence number; advanced by every completion event of the CQ, so the
+ *	device can tell an arm issued before the event from one issued after it
+ * @eqn: the completion EQ the CQ reports to
+ * @refs: references held by the CQ table and by event handlers running for the CQ
+ * @free: completed when the last reference goes, so destroy can free the CQ
+ *
+ * Lifetime: the CQ is in the device's CQ table (cxib_dev.cqs) from after CREATE_CQ until
+ * destroy; event handlers look it up under the table's lock and hold a reference while
+ * they call the consumer, and destroy waits for those references after taking it out.
+ */
+struct cxib_cq {
+	struct ib_cq ibcq;
+	spinlock_t lock;		/* polling and arming */
+	struct cxib_frag_buf buf;
+	struct cxib_dbr dbr;
+	u32 cqn;
+	u8 log_size;
+	u32 cons_index;
+	u8 arm_sn;
+	u8 eqn;
+	refcount_t refs;
+	struct completion free;
+};
+
+static inline struct cxib_cq *to_cxib_cq(struct ib_cq *ibcq)
+{
+	return container_of(ibcq, struct cxib_cq, ibcq);
+}
+
 /* ---- The device ------------------------------------------------------------------------------ */
 
 /* Bits of cxib_dev.flags. */
@@ -396,6 +513,10 @@ enum {
  * @pages: pages lent to the firmware
  * @sys_image_guid: system image GUID, from NodeInfo
  * @port_lock: serialises changes to the port capability mask
+ * @dbr_pool: DMA pool of doorbell records (struct cxib_dbr)
+ * @cqs: the CQs by number, for the EQ handlers; its lock is taken in hard interrupt
+ *	context (XA_FLAGS_LOCK_IRQ)
+ * @mkey_variant: the variant byte of the last memory key created
  *
  * Probe runs in two phases: hardware bring-up (cxib_hw_init()) and then registration
  * with the RDMA core (cxib_ib_register()).
@@ -419,6 +540,9 @@ struct cxib_dev {
 	struct cxib_pages pages;
 	__be64 sys_image_guid;
 	struct mutex port_lock;		/* port capability mask changes */
+	struct dma_pool *dbr_pool;
+	struct xarray cqs;
+	atomic_t mkey_variant;
 };
 
 static inline struct cxib_dev *to_cxib_dev(struct ib_device *ibdev)
@@ -543,6 +667,19 @@ int cxib_cmd_destroy_eq(struct cxib_dev *dev, u8 eqn);
 int cxib_cmd_mad_ifc(struct cxib_dev *dev, u8 port, u16 op_mod, const void *mad_in,
 		     void *mad_out);
 
+int cxib_cmd_alloc_pd(struct cxib_dev *dev, u32 *pdn);
+int cxib_cmd_dealloc_pd(struct cxib_dev *dev, u32 pdn);
+int cxib_cmd_create_mkey(struct cxib_dev *dev, const struct cxib_mkc *mkc, const u64 *mtt,
+			 u32 nmtt, u32 *mkey_index);
+int cxib_cmd_destroy_mkey(struct cxib_dev *dev, u32 mkey_index);
+int cxib_cmd_query_mkey(struct cxib_dev *dev, u32 mkey_index, struct cxib_mkc *mkc);
+int cxib_cmd_create_cq(struct cxib_dev *dev, const struct cxib_cqc *cqc, const dma_addr_t *pas,
+		       u32 npas, u32 *cqn);
+int cxib_cmd_destroy_cq(struct cxib_dev *dev, u32 cqn);
+int cxib_cmd_query_cq(struct cxib_dev *dev, u32 cqn, struct cxib_cqc *cqc);
+int cxib_cmd_modify_cq(struct cxib_dev *dev, u32 cqn, u32 field_select,
+		       const struct cxib_cqc *cqc);
+
 /* hca.c: firmware initialization and teardown */
 int cxib_hca_init(struct cxib_dev *dev);
 void cxib_hca_cleanup(struct cxib_dev *dev);
@@ -581,6 +718,33 @@ int cxib_ib_register(struct cxib_dev *dev);
 void cxib_ib_unregister(struct cxib_dev *dev);
 void cxib_ib_port_event(struct cxib_dev *dev, u8 port, u8 sub_type);
 int cxib_port_event_type(u8 sub_type);
+
+/* buf.c: queue buffers and doorbell records */
+int cxib_frag_buf_alloc(struct cxib_dev *dev, struct cxib_frag_buf *buf, size_t size);
+void cxib_frag_buf_free(struct cxib_dev *dev, struct cxib_frag_buf *buf);
+int cxib_dbr_alloc(struct cxib_dev *dev, struct cxib_dbr *dbr);
+void cxib_dbr_free(struct cxib_dev *dev, struct cxib_dbr *dbr);
+int cxib_res_init(struct cxib_dev *dev);
+void cxib_res_cleanup(struct cxib_dev *dev);
+
+/* pd.c, mr.c: protection domains, memory regions */
+int cxib_alloc_pd(struct ib_pd *ibpd, struct ib_udata *udata);
+int cxib_dealloc_pd(struct ib_pd *ibpd, struct ib_udata *udata);
+struct ib_mr *cxib_get_dma_mr(struct ib_pd *ibpd, int acc);
+int cxib_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata);
+
+/* cq.c: completion queues */
+bool cxib_cqe_sw_owned(const void *cqe, u32 ci, u8 log_size);
+enum ib_wc_status cxib_cqe_syndrome_to_status(u8 syndrome);
+bool cxib_cqe_is_send(const void *cqe);
+void cxib_cqe_to_wc(const void *cqe, struct ib_wc *wc);
+int cxib_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
+		   CXIB_CREATE_CQ_ARG *arg);
+int cxib_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata);
+int cxib_poll_cq(struct ib_cq *ibcq, int num_entries, struct ib_wc *wc);
+int cxib_req_notify_cq(struct ib_cq *ibcq, enum ib_cq_notify_flags flags);
+void cxib_cq_comp_event(struct cxib_dev *dev, u32 cqn);
+void cxib_cq_error_event(struct cxib_dev *dev, u32 cqn, u8 syndrome);
 
 /* ucontext.c: user contexts */
 int cxib_alloc_ucontext(struct ib_ucontext *ibuctx, struct ib_udata *udata);

@@ -87,9 +87,11 @@ static void cxib_eq_handle(struct cxib_eq *eq, const struct cxib_eqe *eqe)
 		cxib_ib_port_event(dev, CXIB_GET(eqe, CXIB_EQE_PORT_NUM), sub_type);
 		break;
 	case CXIB_EVENT_TYPE_COMP:
-		/* No CQ exists yet that could have asked for this. */
-		dev_dbg_ratelimited(&dev->pdev->dev, "%s EQ: completion event for unknown CQ %u\n",
-				    eq->name, CXIB_GET(eqe, CXIB_EQE_COMP_CQN));
+		cxib_cq_comp_event(dev, CXIB_GET(eqe, CXIB_EQE_COMP_CQN));
+		break;
+	case CXIB_EVENT_TYPE_CQ_ERROR:
+		cxib_cq_error_event(dev, CXIB_GET(eqe, CXIB_EQE_CQ_ERR_CQN),
+				    CXIB_GET(eqe, CXIB_EQE_CQ_ERR_SYNDROME));
 		break;
 	case CXIB_EVENT_TYPE_INTERNAL_ERROR:
 		dev_err_ratelimited(&dev->pdev->dev, "%s EQ: firmware reports an internal error\n",

@@ -655,3 +655,234 @@ out:
 	kfree(in);
 	return err;
 }
+
+/* ---- Protection domains ----------------------------------------------------------------- */
+
+/**
+ * cxib_cmd_alloc_pd() - ALLOC_PD: allocate a protection domain
+ * @dev: the device
+ * @pdn: the new PD's number
+ *
+ * Return: 0 or a negative errno.
+ */
+int cxib_cmd_alloc_pd(struct cxib_dev *dev, u32 *pdn)
+{
+	__be32 in[CXIB_ALLOC_PD_IN_LEN / 4] = {};
+	__be32 out[CXIB_ALLOC_PD_OUT_LEN / 4] = {};
+	int err;
+
+	cxib_cmd_hdr(in, CXIB_CMD_OP_ALLOC_PD, 0);
+	err = cxib_cmd_exec(dev, in, sizeof(in), out, sizeof(out));
+	if (!err)
+		*pdn = CXIB_GET(out, CXIB_ALLOC_PD_OUT_PD);
+	return err;
+}
+
+/**
+ * cxib_cmd_dealloc_pd() - DEALLOC_PD: free a protection domain
+ * @dev: the device
+ * @pdn: the PD's number
+ *
+ * Return: 0 or a negative errno.
+ */
+int cxib_cmd_dealloc_pd(struct cxib_dev *dev, u32 pdn)
+{
+	__be32 in[CXIB_DEALLOC_PD_IN_LEN / 4] = {};
+	__be32 out[CXIB_DEALLOC_PD_OUT_LEN / 4] = {};
+
+	cxib_cmd_hdr(in, CXIB_CMD_OP_DEALLOC_PD, 0);
+	CXIB_SET(in, CXIB_DEALLOC_PD_IN_PD, pdn);
+	return cxib_cmd_exec(dev, in, sizeof(in), out, sizeof(out));
+}
+
+/* ---- Memory keys ------------------------------------------------------------------------ */
+
+/**
+ * cxib_cmd_create_mkey() - CREATE_MKEY: create a memory key
+ * @dev: the device
+ * @mkc: the key's context (access mode, rights, PD, range, variant byte)
+ * @mtt: @nmtt translation entries (page bus addresses) for MTT mode, or NULL
+ * @nmtt: number of entries in @mtt
+ * @mkey_index: the new key's index; the key is CXIB_MKEY(index, the mkc's mkey_7_0)
+ *
+ * Return: 0 or a negative errno.
+ */
+int cxib_cmd_create_mkey(struct cxib_dev *dev, const struct cxib_mkc *mkc, const u64 *mtt,
+			 u32 nmtt, u32 *mkey_index)
+{
+	__be32 out[CXIB_CREATE_MKEY_OUT_LEN / 4] = {};
+	u32 inlen = CXIB_CREATE_MKEY_IN_LEN(nmtt);
+	__be64 *ent;
+	void *in;
+	u32 i;
+	int err;
+
+	in = kzalloc(inlen, GFP_KERNEL);
+	if (!in)
+		return -ENOMEM;
+	cxib_cmd_hdr(in, CXIB_CMD_OP_CREATE_MKEY, 0);
+	memcpy(in + CXIB_CREATE_MKEY_IN_MKC_OFFSET, mkc, sizeof(*mkc));
+	/* Octwords of translations supplied: two 8-byte entries each. */
+	CXIB_SET(in, CXIB_CREATE_MKEY_IN_TRANSLATIONS_OCTWORD_ACTUAL_SIZE,
+		 DIV_ROUND_UP(nmtt, 2));
+	ent = in + CXIB_CREATE_MKEY_IN_KLM_PAS_MTT_OFFSET;
+	for (i = 0; i < nmtt; i++)
+		ent[i] = cpu_to_be64(mtt[i]);
+
+	err = cxib_cmd_exec(dev, in, inlen, out, sizeof(out));
+	if (!err)
+		*mkey_index = CXIB_GET(out, CXIB_CREATE_MKEY_OUT_MKEY_INDEX);
+	kfree(in);
+	return err;
+}
+
+/**
+ * cxib_cmd_destroy_mkey() - DESTROY_MKEY: destroy a memory key
+ * @dev: the device
+ * @mkey_index: the key's index
+ *
+ * Return: 0 or a negative errno.
+ */
+int cxib_cmd_destroy_mkey(struct cxib_dev *dev, u32 mkey_index)
+{
+	__be32 in[CXIB_DESTROY_MKEY_IN_LEN / 4] = {};
+	__be32 out[CXIB_DESTROY_MKEY_OUT_LEN / 4] = {};
+
+	cxib_cmd_hdr(in, CXIB_CMD_OP_DESTROY_MKEY, 0);
+	CXIB_SET(in, CXIB_DESTROY_MKEY_IN_MKEY_INDEX, mkey_index);
+	return cxib_cmd_exec(dev, in, sizeof(in), out, sizeof(out));
+}
+
+/**
+ * cxib_cmd_query_mkey() - QUERY_MKEY: read a memory key's context
+ * @dev: the device
+ * @mkey_index: the key's index
+ * @mkc: the context
+ *
+ * Return: 0 or a negative errno.
+ */
+int cxib_cmd_query_mkey(struct cxib_dev *dev, u32 mkey_index, struct cxib_mkc *mkc)
+{
+	__be32 in[CXIB_QUERY_MKEY_IN_LEN / 4] = {};
+	__be32 out[CXIB_QUERY_MKEY_OUT_LEN / 4] = {};
+	int err;
+
+	cxib_cmd_hdr(in, CXIB_CMD_OP_QUERY_MKEY, 0);
+	CXIB_SET(in, CXIB_QUERY_MKEY_IN_MKEY_INDEX, mkey_index);
+	err = cxib_cmd_exec(dev, in, sizeof(in), out, sizeof(out));
+	if (!err)
+		memcpy(mkc, (void *)out + CXIB_QUERY_MKEY_OUT_MKC_OFFSET, sizeof(*mkc));
+	return err;
+}
+
+/* ---- Completion queues ------------------------------------------------------------------ */
+
+/**
+ * cxib_cmd_create_cq() - CREATE_CQ: create a completion queue
+ * @dev: the device
+ * @cqc: the CQ's context (size, CQE size, UAR, completion EQ, doorbell record)
+ * @pas: bus addresses of the CQ buffer's 4 KiB pages
+ * @npas: number of pages
+ * @cqn: the new CQ's number
+ *
+ * Return: 0 or a negative errno.
+ */
+int cxib_cmd_create_cq(struct cxib_dev *dev, const struct cxib_cqc *cqc, const dma_addr_t *pas,
+		       u32 npas, u32 *cqn)
+{
+	__be32 out[CXIB_CREATE_CQ_OUT_LEN / 4] = {};
+	u32 inlen = CXIB_CREATE_CQ_IN_LEN(npas);
+	__be64 *ent;
+	void *in;
+	u32 i;
+	int err;
+
+	in = kzalloc(inlen, GFP_KERNEL);
+	if (!in)
+		return -ENOMEM;
+	cxib_cmd_hdr(in, CXIB_CMD_OP_CREATE_CQ, 0);
+	memcpy(in + CXIB_CREATE_CQ_IN_CQC_OFFSET, cqc, sizeof(*cqc));
+	ent = in + CXIB_CREATE_CQ_IN_PAS_OFFSET;
+	for (i = 0; i < npas; i++)
+		ent[i] = cpu_to_be64(pas[i]);
+
+	err = cxib_cmd_exec(dev, in, inlen, out, sizeof(out));
+	if (!err)
+		*cqn = CXIB_GET(out, CXIB_CREATE_CQ_OUT_CQN);
+	kfree(in);
+	return err;
+}
+
+/**
+ * cxib_cmd_destroy_cq() - DESTROY_CQ: destroy a completion queue
+ * @dev: the device
+ * @cqn: the CQ's number
+ *
+ * Return: 0 or a negative errno.
+ */
+int cxib_cmd_destroy_cq(struct cxib_dev *dev, u32 cqn)
+{
+	__be32 in[CXIB_DESTROY_CQ_IN_LEN / 4] = {};
+	__be32 out[CXIB_DESTROY_CQ_OUT_LEN / 4] = {};
+
+	cxib_cmd_hdr(in, CXIB_CMD_OP_DESTROY_CQ, 0);
+	CXIB_SET(in, CXIB_DESTROY_CQ_IN_CQN, cqn);
+	return cxib_cmd_exec(dev, in, sizeof(in), out, sizeof(out));
+}
+
+/**
+ * cxib_cmd_query_cq() - QUERY_CQ: read a completion queue's context
+ * @dev: the device
+ * @cqn: the CQ's number
+ * @cqc: the context (status, state, counters)
+ *
+ * Return: 0 or a negative errno.
+ */
+int cxib_cmd_query_cq(struct cxib_dev *dev, u32 cqn, struct cxib_cqc *cqc)
+{
+	__be32 in[CXIB_QUERY_CQ_IN_LEN / 4] = {};
+	void *out;
+	int err;
+
+	out = kzalloc(CXIB_QUERY_CQ_OUT_LEN, GFP_KERNEL);
+	if (!out)
+		return -ENOMEM;
+	cxib_cmd_hdr(in, CXIB_CMD_OP_QUERY_CQ, 0);
+	CXIB_SET(in, CXIB_QUERY_CQ_IN_CQN, cqn);
+	err = cxib_cmd_exec(dev, in, sizeof(in), out, CXIB_QUERY_CQ_OUT_LEN);
+	if (!err)
+		memcpy(cqc, out + CXIB_QUERY_CQ_OUT_CQC_OFFSET, sizeof(*cqc));
+	kfree(out);
+	return err;
+}
+
+/**
+ * cxib_cmd_modify_cq() - MODIFY_CQ (op_mod MODIFY): change a CQ's moderation or EQ
+ * @dev: the device
+ * @cqn: the CQ's number
+ * @field_select: CXIB_CQ_MODIFY_* bits: which fields of @cqc apply
+ * @cqc: the new values
+ *
+ * Resizing (op_mod RESIZE) needs a new buffer and is not offered.
+ *
+ * Return: 0 or a negative errno.
+ */
+int cxib_cmd_modify_cq(struct cxib_dev *dev, u32 cqn, u32 field_select,
+		       const struct cxib_cqc *cqc)
+{
+	__be32 out[CXIB_MODIFY_CQ_OUT_LEN / 4] = {};
+	u32 inlen = CXIB_MODIFY_CQ_IN_LEN(0);
+	void *in;
+	int err;
+
+	in = kzalloc(inlen, GFP_KERNEL);
+	if (!in)
+		return -ENOMEM;
+	cxib_cmd_hdr(in, CXIB_CMD_OP_MODIFY_CQ, CXIB_MODIFY_CQ_OP_MOD_MODIFY);
+	CXIB_SET(in, CXIB_MODIFY_CQ_IN_CQN, cqn);
+	CXIB_SET(in, CXIB_MODIFY_CQ_IN_MODIFY_FIELD_SELECT, field_select);
+	memcpy(in + CXIB_MODIFY_CQ_IN_CQC_OFFSET, cqc, sizeof(*cqc));
+	err = cxib_cmd_exec(dev, in, inlen, out, sizeof(out));
+	kfree(in);
+	return err;
+}

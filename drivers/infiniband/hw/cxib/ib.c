@@ -304,19 +304,29 @@ static const struct ib_device_ops cxib_dev_ops = {
 	.driver_id = RDMA_DRIVER_MLX5,
 	.uverbs_abi_ver = MLX5_IB_UVERBS_ABI_VERSION,
 
+	.alloc_pd = cxib_alloc_pd,
 	.alloc_ucontext = cxib_alloc_ucontext,
+	.create_cq = cxib_create_cq,
+	.dealloc_pd = cxib_dealloc_pd,
 	.dealloc_ucontext = cxib_dealloc_ucontext,
+	.dereg_mr = cxib_dereg_mr,
+	.destroy_cq = cxib_destroy_cq,
 	.device_group = &cxib_dev_attr_group,
 	.disassociate_ucontext = cxib_disassociate_ucontext,
 	.get_dev_fw_str = cxib_get_dev_fw_str,
+	.get_dma_mr = cxib_get_dma_mr,
 	.get_port_immutable = cxib_get_port_immutable,
 	.mmap = cxib_mmap,
 	.modify_port = cxib_modify_port,
+	.poll_cq = cxib_poll_cq,
 	.query_device = cxib_query_device,
 	.query_gid = cxib_query_gid,
 	.query_pkey = cxib_query_pkey,
 	.query_port = cxib_query_port,
+	.req_notify_cq = cxib_req_notify_cq,
 
+	INIT_RDMA_OBJ_SIZE(ib_cq, cxib_cq, ibcq),
+	INIT_RDMA_OBJ_SIZE(ib_pd, cxib_pd, ibpd),
 	INIT_RDMA_OBJ_SIZE(ib_ucontext, cxib_ucontext, ibucontext),
 };
 
@@ -351,15 +361,23 @@ int cxib_ib_register(struct cxib_dev *dev)
 	ibdev->dev.parent = &dev->pdev->dev;
 	ib_set_device_ops(ibdev, &cxib_dev_ops);
 
+	err = cxib_res_init(dev);
+	if (err)
+		return err;
+
 	err = ib_register_device(ibdev, "cxib_%d", &dev->pdev->dev);
 	if (err) {
 		dev_err(&dev->pdev->dev, "cannot register the InfiniBand device: %d\n", err);
-		return err;
+		goto err_res_cleanup;
 	}
 	set_bit(CXIB_DEV_IB_ACTIVE, &dev->flags);
 	ibdev_info(ibdev, "node GUID %016llx, %u completion vectors\n",
 		   be64_to_cpu(ibdev->node_guid), ibdev->num_comp_vectors);
 	return 0;
+
+err_res_cleanup:
+	cxib_res_cleanup(dev);
+	return err;
 }
 
 /**
@@ -372,5 +390,6 @@ void cxib_ib_unregister(struct cxib_dev *dev)
 	/* An async EQ handler that saw the device registered is done before it goes. */
 	cxib_eqs_sync_async(dev);
 	ib_unregister_device(&dev->ibdev);
+	cxib_res_cleanup(dev);
 	mutex_destroy(&dev->port_lock);
 }

@@ -1,0 +1,513 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * cxib: completion queues (PRM §5.3, §6.3, §6.4).
+ *
+ * Locking (Documentation/infiniband/core_locking.rst): poll_cq and req_notify_cq may be
+ * called from any context, also concurrently with each other, and must not sleep; both
+ * take the CQ's spinlock with interrupts off.  Completion events arrive on the CQ's
+ * completion EQ, whose handler runs under that EQ's lock, so one CQ's completion handler
+ * never runs twice at once.  CQ error events arrive on the async EQ.  Both handlers find
+ * the CQ in the device's CQ table under the table's (interrupt-safe) lock and hold a
+ * reference while they call the consumer; destroy takes the CQ out of the table, and waits
+ * for those references, so no handler runs for a CQ once destroy_cq returns.
+ */
+
+#include <linux/io.h>
+#include <linux/kernel.h>
+#include <linux/log2.h>
+#include <rdma/ib_cache.h>
+
+#include "cxib.h"
+
+/* ---- CQE parsing: pure functions of the CQE's bytes ----------------------------------- */
+
+/**
+ * cxib_cqe_sw_owned() - whether the CQE at a consumer counter holds a new completion
+ * @cqe: the CQE at @ci
+ * @ci: the consumer counter (free-running, not masked)
+ * @log_size: log2 of the number of CQEs in the CQ
+ *
+ * Every entry starts as opcode INVALID with owner 0; the device writes owner 0 on the
+ * first lap through the ring, 1 on the second, and so on.
+ *
+ * Return: true if the device has written the entry for this lap.
+ */
+bool cxib_cqe_sw_owned(const void *cqe, u32 ci, u8 log_size)
+{
+	return CXIB_GET(cqe, CXIB_CQE_OPCODE) != CXIB_CQE_OPCODE_INVALID &&
+	       CXIB_GET(cqe, CXIB_CQE_OWNER) == ((ci >> log_size) & 1);
+}
+
+/**
+ * cxib_cqe_syndrome_to_status() - the work completion status of an error CQE's syndrome
+ * @syndrome: CXIB_CQE_SYND_*
+ *
+ * Return: the matching IB_WC_* status; IB_WC_GENERAL_ERR for a syndrome not known.
+ */
+enum ib_wc_status cxib_cqe_syndrome_to_status(u8 syndrome)
+{
+	switch (syndrome) {
+	case CXIB_CQE_SYND_LOCAL_LENGTH_ERR:
+		return IB_WC_LOC_LEN_ERR;
+	case CXIB_CQE_SYND_LOCAL_QP_OP_ERR:
+		return IB_WC_LOC_QP_OP_ERR;
+	case CXIB_CQE_SYND_LOCAL_PROT_ERR:
+		return IB_WC_LOC_PROT_ERR;
+	case CXIB_CQE_SYND_WR_FLUSH_ERR:
+		return IB_WC_WR_FLUSH_ERR;
+	case CXIB_CQE_SYND_MW_BIND_ERR:
+		return IB_WC_MW_BIND_ERR;
+	case CXIB_CQE_SYND_BAD_RESP_ERR:
+		return IB_WC_BAD_RESP_ERR;
+	case CXIB_CQE_SYND_LOCAL_ACCESS_ERR:
+		return IB_WC_LOC_ACCESS_ERR;
+	case CXIB_CQE_SYND_REMOTE_INVAL_REQ_ERR:
+		return IB_WC_REM_INV_REQ_ERR;
+	case CXIB_CQE_SYND_REMOTE_ACCESS_ERR:
+		return IB_WC_REM_ACCESS_ERR;
+	case CXIB_CQE_SYND_REMOTE_OP_ERR:
+		return IB_WC_REM_OP_ERR;
+	case CXIB_CQE_SYND_TRANSPORT_RETRY_EXC_ERR:
+		return IB_WC_RETRY_EXC_ERR;
+	case CXIB_CQE_SYND_RNR_RETRY_EXC_ERR:
+		return IB_WC_RNR_RETRY_EXC_ERR;
+	case CXIB_CQE_SYND_REMOTE_ABORTED_ERR:
+		return IB_WC_REM_ABORT_ERR;
+	default:
+		return IB_WC_GENERAL_ERR;
+	}
+}
+
+/**
+ * cxib_cqe_is_send() - whether a CQE completes a send-queue WQE (requester side)
+ * @cqe: a CQE owned by software
+ *
+ * Return: true for requester CQEs (good or error), false for receive completions.
+ */
+bool cxib_cqe_is_send(const void *cqe)
+{
+	u8 op = CXIB_GET(cqe, CXIB_CQE_OPCODE);
+
+	return op == CXIB_CQE_OPCODE_REQ || op == CXIB_CQE_OPCODE_REQ_ERR;
+}
+
+/* Requester: the completed WQE's opcode (sop) to the work completion's. */
+static void cxib_cqe_req_to_wc(const void *cqe, struct ib_wc *wc)
+{
+	switch (CXIB_GET(cqe, CXIB_CQE_SOP)) {
+	case CXIB_WQE_OPCODE_RDMA_WRITE_IMM:
+		wc->wc_flags |= IB_WC_WITH_IMM;
+		fallthrough;
+	case CXIB_WQE_OPCODE_RDMA_WRITE:
+		wc->opcode = IB_WC_RDMA_WRITE;
+		break;
+	case CXIB_WQE_OPCODE_SEND_IMM:
+		wc->wc_flags |= IB_WC_WITH_IMM;
+		fallthrough;
+	case CXIB_WQE_OPCODE_SEND:
+	case CXIB_WQE_OPCODE_SEND_INVAL:
+		wc->opcode = IB_WC_SEND;
+		break;
+	case CXIB_WQE_OPCODE_LSO:
+		wc->opcode = IB_WC_LSO;
+		break;
+	case CXIB_WQE_OPCODE_RDMA_READ:
+		wc->opcode = IB_WC_RDMA_READ;
+		wc->byte_len = CXIB_GET(cqe, CXIB_CQE_BYTE_CNT);
+		break;
+	case CXIB_WQE_OPCODE_ATOMIC_CS:
+		wc->opcode = IB_WC_COMP_SWAP;
+		wc->byte_len = 8;
+		break;
+	case CXIB_WQE_OPCODE_ATOMIC_FA:
+		wc->opcode = IB_WC_FETCH_ADD;
+		wc->byte_len = 8;
+		break;
+	case CXIB_WQE_OPCODE_ATOMIC_MASKED_CS:
+		wc->opcode = IB_WC_MASKED_COMP_SWAP;
+		wc->byte_len = 8;
+		break;
+	case CXIB_WQE_OPCODE_ATOMIC_MASKED_FA:
+		wc->opcode = IB_WC_MASKED_FETCH_ADD;
+		wc->byte_len = 8;
+		break;
+	case CXIB_WQE_OPCODE_BIND_MW:
+		wc->opcode = IB_WC_BIND_MW;
+		break;
+	case CXIB_WQE_OPCODE_UMR:
+		/* Registration or local invalidation: the QP's ring knows which. */
+		wc->opcode = IB_WC_REG_MR;
+		break;
+	default:
+		wc->opcode = IB_WC_SEND;
+		break;
+	}
+}
+
+/* Responder: a receive WQE consumed by a SEND or an RDMA WRITE with immediate. */
+static void cxib_cqe_resp_to_wc(const void *cqe, struct ib_wc *wc)
+{
+	u32 imm = CXIB_GET(cqe, CXIB_CQE_IMM_INVAL_PKEY);
+
+	wc->byte_len = CXIB_GET(cqe, CXIB_CQE_BYTE_CNT);
+	switch (CXIB_GET(cqe, CXIB_CQE_OPCODE)) {
+	case CXIB_CQE_OPCODE_RESP_WR_IMM:
+		wc->opcode = IB_WC_RECV_RDMA_WITH_IMM;
+		wc->wc_flags |= IB_WC_WITH_IMM;
+		wc->ex.imm_data = cpu_to_be32(imm);
+		break;
+	case CXIB_CQE_OPCODE_RESP_SEND_IMM:
+		wc->opcode = IB_WC_RECV;
+		wc->wc_flags |= IB_WC_WITH_IMM;
+		wc->ex.imm_data = cpu_to_be32(imm);
+		break;
+	case CXIB_CQE_OPCODE_RESP_SEND_INV:
+		wc->opcode = IB_WC_RECV;
+		wc->wc_flags |= IB_WC_WITH_INVALIDATE;
+		wc->ex.invalidate_rkey = imm;
+		break;
+	default:
+		wc->opcode = IB_WC_RECV;
+		break;
+	}
+	wc->src_qp = CXIB_GET(cqe, CXIB_CQE_RQPN);
+	wc->slid = CXIB_GET(cqe, CXIB_CQE_SLID);
+	wc->sl = CXIB_GET(cqe, CXIB_CQE_SL);
+	wc->dlid_path_bits = CXIB_GET(cqe, CXIB_CQE_ML_PATH);
+	if (CXIB_GET(cqe, CXIB_CQE_G) != CXIB_CQE_G_NONE)
+		wc->wc_flags |= IB_WC_GRH;
+}
+
+/**
+ * cxib_cqe_to_wc() - fill a work completion from a CQE
+ * @cqe: a CQE owned by software
+ * @wc: the work completion; every field is written
+ *
+ * Everything the CQE itself says: status (error CQEs' syndromes mapped, the vendor
+ * syndrome in vendor_err), opcode, byte count, immediate data or invalidated rkey, and for
+ * receives the sender (QPN, LID, SL, path bits, GRH).  What only the QP knows (wr_id,
+ * ib_qp, the P_Key index of a GSI receive) is left 0 for the QP's completion hook.
+ */
+void cxib_cqe_to_wc(const void *cqe, struct ib_wc *wc)
+{
+	u8 op = CXIB_GET(cqe, CXIB_CQE_OPCODE);
+
+	memset(wc, 0, sizeof(*wc));
+	if (op == CXIB_CQE_OPCODE_REQ_ERR || op == CXIB_CQE_OPCODE_RESP_ERR) {
+		wc->status = cxib_cqe_syndrome_to_status(CXIB_GET(cqe, CXIB_CQE_ERR_SYNDROME));
+		wc->vendor_err = CXIB_GET(cqe, CXIB_CQE_ERR_VENDOR_ERR_SYND);
+		/* The opcode of an error completion is undefined; say what is known. */
+		wc->opcode = op == CXIB_CQE_OPCODE_REQ_ERR ? IB_WC_SEND : IB_WC_RECV;
+		return;
+	}
+	wc->status = IB_WC_SUCCESS;
+	if (op == CXIB_CQE_OPCODE_REQ)
+		cxib_cqe_req_to_wc(cqe, wc);
+	else
+		cxib_cqe_resp_to_wc(cqe, wc);
+}
+
+/* A reference to the CQ numbered @cqn, or NULL; called with interrupts off or in an IRQ. */
+static struct cxib_cq *cxib_cq_get(struct cxib_dev *dev, u32 cqn)
+{
+	struct cxib_cq *cq;
+
+	xa_lock(&dev->cqs);
+	cq = xa_load(&dev->cqs, cqn);
+	if (cq)
+		refcount_inc(&cq->refs);
+	xa_unlock(&dev->cqs);
+	return cq;
+}
+
+static void cxib_cq_put(struct cxib_cq *cq)
+{
+	if (refcount_dec_and_test(&cq->refs))
+		complete(&cq->free);
+}
+
+/**
+ * cxib_cq_comp_event() - a completion event named a CQ
+ * @dev: the device
+ * @cqn: the CQ number from the EQE
+ *
+ * Called from a completion EQ's interrupt handler.  The device disarmed the CQ when it
+ * raised the event; advancing the arm sequence number tells it that the next arm comes
+ * after this event.  Then the consumer's completion handler runs.
+ */
+void cxib_cq_comp_event(struct cxib_dev *dev, u32 cqn)
+{
+	struct cxib_cq *cq = cxib_cq_get(dev, cqn);
+
+	if (!cq) {
+		dev_dbg_ratelimited(&dev->pdev->dev, "completion event for unknown CQ %u\n",
+				    cqn);
+		return;
+	}
+	/* Read by req_notify_cq under the CQ's lock; a torn read is impossible for a u8. */
+	WRITE_ONCE(cq->arm_sn, cq->arm_sn + 1);
+	if (cq->ibcq.comp_handler)
+		cq->ibcq.comp_handler(&cq->ibcq, cq->ibcq.cq_context);
+	cxib_cq_put(cq);
+}
+
+/**
+ * cxib_cq_error_event() - the device reports a CQ in error (overrun, bad access)
+ * @dev: the device
+ * @cqn: the CQ number from the EQE
+ * @syndrome: the EQE's syndrome (1 overrun, 2 access violation)
+ *
+ * Called from the async EQ's interrupt handler; becomes IB_EVENT_CQ_ERR for the consumer.
+ */
+void cxib_cq_error_event(struct cxib_dev *dev, u32 cqn, u8 syndrome)
+{
+	struct cxib_cq *cq = cxib_cq_get(dev, cqn);
+	struct ib_event ev = {};
+
+	dev_err_ratelimited(&dev->pdev->dev, "CQ %u error, syndrome 0x%02x\n", cqn, syndrome);
+	if (!cq)
+		return;
+	if (cq->ibcq.event_handler) {
+		ev.device = cq->ibcq.device;
+		ev.event = IB_EVENT_CQ_ERR;
+		ev.element.cq = &cq->ibcq;
+		cq->ibcq.event_handler(&ev, cq->ibcq.cq_context);
+	}
+	cxib_cq_put(cq);
+}
+
+/* ---- Kernel CQs --------------------------------------------------------------------------- */
+
+static void *cxib_cq_entry(struct cxib_cq *cq, u32 ci)
+{
+	return cxib_frag_buf_entry(&cq->buf, ci & ((1u << cq->log_size) - 1), CXIB_LOG_CQE_SIZE);
+}
+
+/* The CQE at the consumer counter if it holds a new completion, else NULL; under cq->lock. */
+static void *cxib_cq_peek(struct cxib_cq *cq)
+{
+	void *cqe = cxib_cq_entry(cq, cq->cons_index);
+
+	if (!cxib_cqe_sw_owned(cqe, cq->cons_index, cq->log_size))
+		return NULL;
+	/* Read the rest of the CQE only after seeing op_own, which the device writes last. */
+	dma_rmb();
+	return cqe;
+}
+
+/*
+ * The QP's side of a completion: the ib_qp, the wr_id from the QP's ring (retiring the WQEs
+ * up to wqe_counter on the send side), the P_Key index of a GSI receive.  QPs come with the
+ * next slice; until then no CQE can name a QP of ours, and one that does is dropped.
+ *
+ * Return: 0 when @wc is complete, -ENOENT when the CQE names no QP of this device.
+ */
+static int cxib_cq_qp_complete(struct cxib_cq *cq, const void *cqe, struct ib_wc *wc)
+{
+	return -ENOENT;
+}
+
+/**
+ * cxib_poll_cq() - ib_device_ops.poll_cq: take up to @num_entries completions
+ * @ibcq: the CQ
+ * @num_entries: room in @wc
+ * @wc: the work completions
+ *
+ * Any context; does not sleep.
+ *
+ * Return: the number of completions written.
+ */
+int cxib_poll_cq(struct ib_cq *ibcq, int num_entries, struct ib_wc *wc)
+{
+	struct cxib_cq *cq = to_cxib_cq(ibcq);
+	u32 start, qpn;
+	unsigned long flags;
+	void *cqe;
+	int n = 0;
+
+	spin_lock_irqsave(&cq->lock, flags);
+	start = cq->cons_index;
+	while (n < num_entries && (cqe = cxib_cq_peek(cq))) {
+		cq->cons_index++;
+		if (CXIB_GET(cqe, CXIB_CQE_OPCODE) == CXIB_CQE_OPCODE_RESIZE_CQ)
+			continue;	/* cxib never resizes a CQ */
+		cxib_cqe_to_wc(cqe, &wc[n]);
+		if (cxib_cq_qp_complete(cq, cqe, &wc[n])) {
+			qpn = CXIB_GET(cqe, CXIB_CQE_QPN);
+			ibdev_warn_ratelimited(ibcq->device, "CQ %u: CQE for unknown QP %u dropped\n",
+					       cq->cqn, qpn);
+			continue;
+		}
+		n++;
+	}
+	if (cq->cons_index != start) {
+		/*
+		 * Our reads of the consumed CQEs are done before the device may see them free
+		 * and write them again.
+		 */
+		dma_mb();
+		cq->dbr.db[CXIB_OFFSET(CXIB_CQ_DB_SET_CI) / 4] =
+			cpu_to_be32(CXIB_FIELD_PREP(CXIB_CQ_DB_SET_CI, cq->cons_index));
+	}
+	spin_unlock_irqrestore(&cq->lock, flags);
+	return n;
+}
+
+/*
+ * Write the 64-bit CQ doorbell: dword 0 (arm) at the lower address, dword 1 (CQN) above,
+ * both big-endian, as one write so the device never sees half of it (hence 64BIT in Kconfig).
+ */
+static void cxib_cq_uar_doorbell(struct cxib_dev *dev, u32 dw0, u32 dw1)
+{
+	__be32 db[2] = { cpu_to_be32(dw0), cpu_to_be32(dw1) };
+
+	__raw_writeq(*(u64 *)db, dev->uar_map + CXIB_UAR_CQ_DOORBELL);
+}
+
+/**
+ * cxib_req_notify_cq() - ib_device_ops.req_notify_cq: arm the CQ for one completion event
+ * @ibcq: the CQ
+ * @flags: IB_CQ_SOLICITED or IB_CQ_NEXT_COMP, optionally IB_CQ_REPORT_MISSED_EVENTS
+ *
+ * The arm carries the consumer counter (the device fires for a CQE at or beyond it, at
+ * once if one is there already) and the arm sequence number (so the device can ignore an
+ * arm that raced with the event it already raised).  Any context; does not sleep.
+ *
+ * Return: 0, or with IB_CQ_REPORT_MISSED_EVENTS 1 if completions are waiting to be polled.
+ */
+int cxib_req_notify_cq(struct ib_cq *ibcq, enum ib_cq_notify_flags flags)
+{
+	struct cxib_cq *cq = to_cxib_cq(ibcq);
+	struct cxib_dev *dev = to_cxib_dev(ibcq->device);
+	unsigned long irqflags;
+	u32 cmd, arm;
+	int ret = 0;
+
+	cmd = (flags & IB_CQ_SOLICITED_MASK) == IB_CQ_SOLICITED ? CXIB_CQ_DB_CMD_REQ_NOT_SOL :
+								   CXIB_CQ_DB_CMD_REQ_NOT;
+	spin_lock_irqsave(&cq->lock, irqflags);
+	arm = CXIB_FIELD_PREP(CXIB_CQ_UAR_DB_SN, READ_ONCE(cq->arm_sn)) |
+	      CXIB_FIELD_PREP(CXIB_CQ_UAR_DB_CMD, cmd) |
+	      CXIB_FIELD_PREP(CXIB_CQ_UAR_DB_CI, cq->cons_index);
+	/* The record's copy of the arm has the same layout as the doorbell's first dword. */
+	cq->dbr.db[CXIB_OFFSET(CXIB_CQ_DB_ARM_CI) / 4] = cpu_to_be32(arm);
+	/* The doorbell record is in memory before the device acts on the MMIO doorbell. */
+	wmb();
+	cxib_cq_uar_doorbell(dev, arm, CXIB_FIELD_PREP(CXIB_CQ_UAR_DB_CQN, cq->cqn));
+	if ((flags & IB_CQ_REPORT_MISSED_EVENTS) && cxib_cq_peek(cq))
+		ret = 1;
+	spin_unlock_irqrestore(&cq->lock, irqflags);
+	return ret;
+}
+
+/**
+ * cxib_create_cq() - ib_device_ops.create_cq: a CQ for a kernel consumer
+ * @ibcq: the CQ, allocated by the RDMA core
+ * @attr: number of CQEs wanted, completion vector, flags
+ * @arg: the caller's udata (6.1) or attribute bundle (6.12); user CQs are not offered yet
+ *
+ * The buffer holds the next power of two above @attr->cqe entries of 64 bytes, every one
+ * marked invalid; CREATE_CQ puts the CQ on the completion EQ of the requested vector, with
+ * the driver's UAR for its arm doorbell.  Sleeps.
+ *
+ * Return: 0 or a negative errno.
+ */
+int cxib_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
+		   CXIB_CREATE_CQ_ARG *arg)
+{
+	struct cxib_dev *dev = to_cxib_dev(ibcq->device);
+	struct cxib_cq *cq = to_cxib_cq(ibcq);
+	struct cxib_cqc cqc = {};
+	u32 nent, i;
+	int err;
+
+	if (cxib_create_cq_udata(arg) || attr->flags)
+		return -EOPNOTSUPP;
+	if (attr->comp_vector >= dev->eqt.num_comp)
+		return -EINVAL;
+	if (attr->cqe < 1 || attr->cqe >= (1u << dev->caps.log_max_cq_sz))
+		return -EINVAL;
+
+	nent = roundup_pow_of_two(attr->cqe + 1);
+	cq->log_size = ilog2(nent);
+	cq->eqn = dev->eqt.comp[attr->comp_vector].eqn;
+	cq->cons_index = 0;
+	cq->arm_sn = 0;
+	spin_lock_init(&cq->lock);
+	refcount_set(&cq->refs, 1);
+	init_completion(&cq->free);
+
+	err = cxib_frag_buf_alloc(dev, &cq->buf, (size_t)nent * CXIB_CQE_SIZE);
+	if (err)
+		return err;
+	/* Opcode INVALID, owner 0: nothing is valid until the device writes it. */
+	for (i = 0; i < nent; i++)
+		CXIB_SET(cxib_cq_entry(cq, i), CXIB_CQE_OPCODE, CXIB_CQE_OPCODE_INVALID);
+
+	err = cxib_dbr_alloc(dev, &cq->dbr);
+	if (err)
+		goto err_free_buf;
+
+	CXIB_SET(&cqc, CXIB_CQC_CQE_SZ, CXIB_CQC_CQE_SZ_64);
+	CXIB_SET(&cqc, CXIB_CQC_LOG_CQ_SIZE, cq->log_size);
+	CXIB_SET(&cqc, CXIB_CQC_UAR_PAGE, dev->uar);
+	CXIB_SET(&cqc, CXIB_CQC_C_EQN, cq->eqn);
+	/* 4 KiB pages, the buffer starts at the start of its first page */
+	CXIB_SET(&cqc, CXIB_CQC_LOG_PAGE_SIZE, 0);
+	CXIB_SET(&cqc, CXIB_CQC_PAGE_OFFSET, 0);
+	CXIB_SET64(&cqc, CXIB_CQC_DBR_ADDR, cq->dbr.dma);
+	err = cxib_cmd_create_cq(dev, &cqc, cq->buf.dma, cq->buf.npages, &cq->cqn);
+	if (err) {
+		ibdev_err(&dev->ibdev, "CREATE_CQ of %u entries failed: %d\n", nent, err);
+		goto err_free_dbr;
+	}
+
+	err = xa_insert_irq(&dev->cqs, cq->cqn, cq, GFP_KERNEL);
+	if (err) {
+		ibdev_err(&dev->ibdev, "CQ %u: number already in use: %d\n", cq->cqn, err);
+		goto err_destroy_cq;
+	}
+	ibcq->cqe = nent - 1;
+	return 0;
+
+err_destroy_cq:
+	cxib_cmd_destroy_cq(dev, cq->cqn);
+err_free_dbr:
+	cxib_dbr_free(dev, &cq->dbr);
+err_free_buf:
+	cxib_frag_buf_free(dev, &cq->buf);
+	return err;
+}
+
+/**
+ * cxib_destroy_cq() - ib_device_ops.destroy_cq
+ * @ibcq: the CQ
+ * @udata: NULL for kernel CQs
+ *
+ * Takes the CQ out of the table (no new event finds it), destroys it in the device, waits
+ * for event handlers still running for it, and frees its memory.  If the living device
+ * refuses to destroy it, the CQ stays as it was and the error is returned.  Sleeps.
+ *
+ * Return: 0 or a negative errno.
+ */
+int cxib_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata)
+{
+	struct cxib_dev *dev = to_cxib_dev(ibcq->device);
+	struct cxib_cq *cq = to_cxib_cq(ibcq);
+	int err;
+
+	xa_erase_irq(&dev->cqs, cq->cqn);
+	err = cxib_cmd_destroy_cq(dev, cq->cqn);
+	if (err && !cxib_dev_dead(dev)) {
+		ibdev_err(&dev->ibdev, "DESTROY_CQ %u failed: %d\n", cq->cqn, err);
+		if (!xa_insert_irq(&dev->cqs, cq->cqn, cq, GFP_KERNEL))
+			return err;
+		/* Cannot happen: the number is still the device's. Free it anyway. */
+	}
+
+	cxib_cq_put(cq);
+	wait_for_completion(&cq->free);
+	cxib_dbr_free(dev, &cq->dbr);
+	cxib_frag_buf_free(dev, &cq->buf);
+	return 0;
+}

@@ -1,0 +1,220 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * cxib_kunit: PDs, the DMA MR and kernel CQs on a real cxib function (the cxib-pci model
+ * in the KUnit VM), through the RDMA core's kernel verbs on the device cxib.ko registered.
+ *
+ * Unlike the other live suites this one leaves the function to cxib.ko and holds a
+ * reference on its ib_device.  What the verbs did in the device is read back with
+ * QUERY_MKEY and QUERY_CQ, issued through the driver's fw.c (compiled into this module,
+ * working on cxib.ko's device structure and command queue, which is the same code).
+ * There are no QPs yet, so no CQE is ever written: the cases check creation, the contexts
+ * the device holds, arming and destruction.
+ */
+
+#include <kunit/test.h>
+#include <linux/delay.h>
+#include <linux/pci.h>
+#include <linux/string.h>
+#include <rdma/ib_verbs.h>
+
+#include "cxib_kunit.h"
+
+/* How long the model's worker may take to act on an arm doorbell. */
+#define CQ_LIVE_ARM_WAIT_MS	2000
+
+static struct cxib_dev *cq_live_dev;
+static atomic_t cq_live_comp_events;
+
+static int cq_live_suite_init(struct kunit_suite *suite)
+{
+	struct pci_dev *pdev = cxib_kunit_find_function();
+	struct cxib_dev *dev = NULL;
+
+	cq_live_dev = NULL;
+	if (!pdev)
+		return 0;	/* each case skips or fails */
+	device_lock(&pdev->dev);
+	if (pdev->dev.driver && !strcmp(pdev->dev.driver->name, "cxib"))
+		dev = pci_get_drvdata(pdev);
+	if (dev && ib_device_try_get(&dev->ibdev))
+		cq_live_dev = dev;
+	device_unlock(&pdev->dev);
+	pci_dev_put(pdev);
+	return 0;
+}
+
+static void cq_live_suite_exit(struct kunit_suite *suite)
+{
+	if (cq_live_dev)
+		ib_device_put(&cq_live_dev->ibdev);
+	cq_live_dev = NULL;
+}
+
+static int cq_live_init(struct kunit *test)
+{
+	if (!cq_live_dev) {
+		KUNIT_ASSERT_FALSE_MSG(test, cxib_kunit_require_device,
+				       "no registered cxib device found");
+		kunit_skip(test, "no registered cxib device in this machine");
+	}
+	atomic_set(&cq_live_comp_events, 0);
+	test->priv = cq_live_dev;
+	return 0;
+}
+
+static void cq_live_comp(struct ib_cq *cq, void *ctx)
+{
+	atomic_inc(&cq_live_comp_events);
+}
+
+/* The device's state of the CQ, once it is @st or after CQ_LIVE_ARM_WAIT_MS. */
+static u8 cq_live_wait_state(struct kunit *test, struct cxib_dev *dev, u32 cqn, u8 st)
+{
+	struct cxib_cqc cqc;
+	unsigned int waited;
+	u8 cur = 0;
+
+	for (waited = 0; waited <= CQ_LIVE_ARM_WAIT_MS; waited += 20) {
+		/* No assertion here: the caller still has to destroy the CQ. */
+		if (cxib_cmd_query_cq(dev, cqn, &cqc)) {
+			KUNIT_FAIL(test, "QUERY_CQ %u failed", cqn);
+			break;
+		}
+		cur = CXIB_GET(&cqc, CXIB_CQC_ST);
+		if (cur == st)
+			break;
+		msleep(20);
+	}
+	return cur;
+}
+
+/* ib_alloc_pd() makes a PD and, as no reserved lkey is offered, a PA key over everything. */
+static void live_pd_gets_dma_mr(struct kunit *test)
+{
+	struct cxib_dev *dev = test->priv;
+	struct cxib_mkc mkc;
+	struct ib_pd *pd;
+	u32 lkey, index;
+
+	pd = ib_alloc_pd(&dev->ibdev, 0);
+	KUNIT_ASSERT_FALSE_MSG(test, IS_ERR(pd), "ib_alloc_pd: %ld", PTR_ERR(pd));
+	lkey = pd->local_dma_lkey;
+	index = CXIB_MKEY_INDEX(lkey);
+	KUNIT_EXPECT_NE(test, to_cxib_pd(pd)->pdn, 0);
+	KUNIT_EXPECT_GE(test, index, 2);
+	KUNIT_EXPECT_EQ(test, cxib_cmd_query_mkey(dev, index, &mkc), 0);
+	KUNIT_EXPECT_EQ(test, CXIB_GET(&mkc, CXIB_MKC_ACCESS_MODE_1_0), CXIB_MKC_ACCESS_MODE_PA);
+	KUNIT_EXPECT_EQ(test, CXIB_GET(&mkc, CXIB_MKC_LENGTH64), 1);
+	KUNIT_EXPECT_EQ(test, CXIB_GET(&mkc, CXIB_MKC_LR), 1);
+	KUNIT_EXPECT_EQ(test, CXIB_GET(&mkc, CXIB_MKC_LW), 1);
+	KUNIT_EXPECT_EQ(test, CXIB_GET(&mkc, CXIB_MKC_RR), 0);
+	KUNIT_EXPECT_EQ(test, CXIB_GET(&mkc, CXIB_MKC_RW), 0);
+	KUNIT_EXPECT_EQ(test, CXIB_GET(&mkc, CXIB_MKC_A), 0);
+	KUNIT_EXPECT_EQ(test, CXIB_GET(&mkc, CXIB_MKC_FREE), 0);
+	KUNIT_EXPECT_EQ(test, CXIB_GET(&mkc, CXIB_MKC_QPN), CXIB_MKC_QPN_NONE);
+	KUNIT_EXPECT_EQ(test, CXIB_GET(&mkc, CXIB_MKC_MKEY_7_0), CXIB_MKEY_VARIANT(lkey));
+	KUNIT_EXPECT_EQ(test, CXIB_GET(&mkc, CXIB_MKC_PD), to_cxib_pd(pd)->pdn);
+	ib_dealloc_pd(pd);
+	/* The key went with the PD. */
+	KUNIT_EXPECT_NE(test, cxib_cmd_query_mkey(dev, index, &mkc), 0);
+}
+
+static struct ib_cq *cq_live_create(struct cxib_dev *dev, int cqe, int vector)
+{
+	struct ib_cq_init_attr attr = { .cqe = cqe, .comp_vector = vector };
+
+	return ib_create_cq(&dev->ibdev, cq_live_comp, NULL, NULL, &attr);
+}
+
+/* The context the device holds is the one the driver built; the CQ arms and goes. */
+static void live_cq_create_arm_destroy(struct kunit *test)
+{
+	struct cxib_dev *dev = test->priv;
+	struct cxib_cqc cqc;
+	struct ib_wc wc[4];
+	struct ib_cq *ibcq;
+	struct cxib_cq *cq;
+	u32 cqn;
+
+	ibcq = cq_live_create(dev, 16, 0);
+	KUNIT_ASSERT_FALSE_MSG(test, IS_ERR(ibcq), "ib_create_cq: %ld", PTR_ERR(ibcq));
+	cq = to_cxib_cq(ibcq);
+	cqn = cq->cqn;
+	KUNIT_EXPECT_EQ(test, ibcq->cqe, 31);
+
+	KUNIT_EXPECT_EQ(test, cxib_cmd_query_cq(dev, cqn, &cqc), 0);
+	KUNIT_EXPECT_EQ(test, CXIB_GET(&cqc, CXIB_CQC_STATUS), CXIB_CQC_STATUS_OK);
+	KUNIT_EXPECT_EQ(test, CXIB_GET(&cqc, CXIB_CQC_CQE_SZ), CXIB_CQC_CQE_SZ_64);
+	KUNIT_EXPECT_EQ(test, CXIB_GET(&cqc, CXIB_CQC_LOG_CQ_SIZE), 5);
+	KUNIT_EXPECT_EQ(test, CXIB_GET(&cqc, CXIB_CQC_UAR_PAGE), dev->uar);
+	KUNIT_EXPECT_EQ(test, CXIB_GET(&cqc, CXIB_CQC_C_EQN), dev->eqt.comp[0].eqn);
+	KUNIT_EXPECT_EQ(test, CXIB_GET64(&cqc, CXIB_CQC_DBR_ADDR), (u64)cq->dbr.dma);
+	KUNIT_EXPECT_EQ(test, CXIB_GET(&cqc, CXIB_CQC_PRODUCER_COUNTER), 0);
+
+	KUNIT_EXPECT_EQ(test, ib_poll_cq(ibcq, ARRAY_SIZE(wc), wc), 0);
+	KUNIT_EXPECT_EQ(test, ib_req_notify_cq(ibcq, IB_CQ_NEXT_COMP |
+					       IB_CQ_REPORT_MISSED_EVENTS), 0);
+	KUNIT_EXPECT_EQ(test, cq_live_wait_state(test, dev, cqn,
+						 CXIB_CQC_ST_NOTIFICATION_REQUEST_ARMED),
+			CXIB_CQC_ST_NOTIFICATION_REQUEST_ARMED);
+	/* Nothing was completed, so nothing fired. */
+	KUNIT_EXPECT_EQ(test, atomic_read(&cq_live_comp_events), 0);
+
+	KUNIT_EXPECT_EQ(test, ib_destroy_cq_user(ibcq, NULL), 0);
+	KUNIT_EXPECT_NE(test, cxib_cmd_query_cq(dev, cqn, &cqc), 0);
+}
+
+/* A solicited-only arm on the last completion vector. */
+static void live_cq_solicited_arm(struct kunit *test)
+{
+	struct cxib_dev *dev = test->priv;
+	int vector = dev->ibdev.num_comp_vectors - 1;
+	struct cxib_cqc cqc;
+	struct ib_cq *ibcq;
+	u32 cqn;
+
+	ibcq = cq_live_create(dev, 1, vector);
+	KUNIT_ASSERT_FALSE_MSG(test, IS_ERR(ibcq), "ib_create_cq: %ld", PTR_ERR(ibcq));
+	cqn = to_cxib_cq(ibcq)->cqn;
+	KUNIT_EXPECT_EQ(test, ibcq->cqe, 1);
+	KUNIT_EXPECT_EQ(test, cxib_cmd_query_cq(dev, cqn, &cqc), 0);
+	KUNIT_EXPECT_EQ(test, CXIB_GET(&cqc, CXIB_CQC_C_EQN), dev->eqt.comp[vector].eqn);
+	KUNIT_EXPECT_EQ(test, ib_req_notify_cq(ibcq, IB_CQ_SOLICITED), 0);
+	KUNIT_EXPECT_EQ(test, cq_live_wait_state(test, dev, cqn,
+						 CXIB_CQC_ST_SOLICITED_NOTIFICATION_REQUEST_ARMED),
+			CXIB_CQC_ST_SOLICITED_NOTIFICATION_REQUEST_ARMED);
+	KUNIT_EXPECT_EQ(test, ib_destroy_cq_user(ibcq, NULL), 0);
+}
+
+static void live_cq_bad_attributes_rejected(struct kunit *test)
+{
+	struct cxib_dev *dev = test->priv;
+	struct ib_cq *ibcq;
+
+	ibcq = cq_live_create(dev, 16, dev->ibdev.num_comp_vectors);
+	KUNIT_EXPECT_EQ(test, PTR_ERR_OR_ZERO(ibcq), -EINVAL);
+	if (!IS_ERR(ibcq))
+		ib_destroy_cq(ibcq);
+	ibcq = cq_live_create(dev, 1 << dev->caps.log_max_cq_sz, 0);
+	KUNIT_EXPECT_EQ(test, PTR_ERR_OR_ZERO(ibcq), -EINVAL);
+	if (!IS_ERR(ibcq))
+		ib_destroy_cq(ibcq);
+}
+
+static struct kunit_case cxib_cq_live_cases[] = {
+	KUNIT_CASE(live_pd_gets_dma_mr),
+	KUNIT_CASE(live_cq_create_arm_destroy),
+	KUNIT_CASE(live_cq_solicited_arm),
+	KUNIT_CASE(live_cq_bad_attributes_rejected),
+	{}
+};
+
+static struct kunit_suite cxib_cq_live_suite = {
+	.name = "cxib_cq_live",
+	.suite_init = cq_live_suite_init,
+	.suite_exit = cq_live_suite_exit,
+	.init = cq_live_init,
+	.test_cases = cxib_cq_live_cases,
+};
+
+kunit_test_suite(cxib_cq_live_suite);
