@@ -182,7 +182,6 @@ void cxfw_eq_doorbell(struct cxfw_dev *dev, uint32_t uar, uint32_t off, uint32_t
 uint8_t cxfw_cmd_create_eq(struct cxfw_dev *dev, struct cxfw_cmd *cmd)
 {
 	const __be32 *eqc = (const __be32 *)cxfw_in_bytes(cmd, CXIB_CREATE_EQ_IN_EQC_OFFSET);
-	const uint8_t *pas = cxfw_in_bytes(cmd, CXIB_CREATE_EQ_IN_PAS_OFFSET);
 	const uint8_t *bm = cxfw_in_bytes(cmd, CXIB_CREATE_EQ_IN_EVENT_BITMASK_OFFSET);
 	uint32_t log_size = CXIB_GET(eqc, CXIB_EQC_LOG_EQ_SIZE);
 	uint32_t log_pg = CXIB_GET(eqc, CXIB_EQC_LOG_PAGE_SIZE);
@@ -190,9 +189,10 @@ uint8_t cxfw_cmd_create_eq(struct cxfw_dev *dev, struct cxfw_cmd *cmd)
 	uint32_t uar = CXIB_GET(eqc, CXIB_EQC_UAR_PAGE);
 	uint32_t intr = CXIB_GET(eqc, CXIB_EQC_INTR);
 	uint32_t max_log_size, npas, eqn, i;
-	uint64_t pg_size, bytes, *list = NULL, probe;
+	uint64_t pg_size, bytes, *list = NULL;
 	struct cxfw_eq *eq;
 	bool uar_ok;
+	uint8_t st;
 
 	if (CXIB_GET(cmd->in, 2, 31, 0) || CXIB_GET(cmd->in, 3, 31, 0))
 		return cxfw_fail(cmd, CXIB_CMD_STAT_BAD_PARAM, CXFW_SYND(CXFW_SYND_RESERVED, 2));
@@ -215,29 +215,10 @@ uint8_t cxfw_cmd_create_eq(struct cxfw_dev *dev, struct cxfw_cmd *cmd)
 		return cxfw_fail(cmd, CXIB_CMD_STAT_BAD_RES, CXFW_SYND(CXFW_SYND_BAD_RES, uar));
 
 	bytes = (uint64_t)page_offset * 64 + ((uint64_t)CXIB_EQE_SIZE << log_size);
-	npas = (uint32_t)((bytes + pg_size - 1) / pg_size);
-	if (cmd->inlen < CXIB_CREATE_EQ_IN_LEN((uint64_t)npas))
-		return cxfw_fail(cmd, CXIB_CMD_STAT_BAD_INPUT_LEN,
-				 CXFW_SYND(CXFW_SYND_BAD_INLEN, cmd->inlen));
-
-	list = calloc(npas, sizeof(*list));
-	if (!list)
-		return cxfw_fail(cmd, CXIB_CMD_STAT_NO_RESOURCES, CXFW_SYND(CXFW_SYND_NO_RES, 0));
-	for (i = 0; i < npas; i++) {
-		list[i] = CXIB_GET64(pas + (size_t)i * CXIB_PAS_ENTRY_SIZE, 0, 63, 0);
-		/* aligned to its page size, and both ends of the part used must be there */
-		if ((list[i] & (pg_size - 1)) || !list[i] ||
-		    dev->plat.dma_read(dev->plat.opaque, list[i], &probe, sizeof(probe)) ||
-		    dev->plat.dma_read(dev->plat.opaque,
-				       list[i] + (i + 1 < npas ? pg_size : bytes - i * pg_size) -
-				       sizeof(probe), &probe, sizeof(probe))) {
-			cxfw_log(dev, CXFW_LOG_ERR, "cxfw: CREATE_EQ: bad PAS entry %u 0x%llx", i,
-				 (unsigned long long)list[i]);
-			free(list);
-			return cxfw_fail(cmd, CXIB_CMD_STAT_BAD_PARAM,
-					 CXFW_SYND(CXFW_SYND_BAD_PAGE, i));
-		}
-	}
+	st = cxfw_pas_load(dev, cmd, CXIB_CREATE_EQ_IN_PAS_OFFSET, log_pg, bytes, &list, &npas,
+			   "CREATE_EQ");
+	if (st)
+		return st;
 
 	pthread_mutex_lock(&dev->lock);
 	for (eqn = 0; eqn < CXFW_MAX_EQS && dev->eqs[eqn].valid; eqn++)
