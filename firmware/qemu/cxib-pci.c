@@ -100,6 +100,7 @@ struct CxibPciState {
 	uint32_t msix_vectors;
 	char *cable_path;
 	bool cable_listen;
+	bool loopback;			/* a loopback plug instead of a cable */
 
 	char *name;			/* "cxib-pci" or "cxib-pci <id>", for messages */
 	MemoryRegion bar0;
@@ -131,7 +132,13 @@ struct CxibPciState {
 	bool link_up;			/* HELLO received on conn_fd */
 	uint8_t *txbuf;
 	size_t txlen;
+
+	/* Loopback plug: packets the port sent, waiting to arrive on it again (tx_lock). */
+	GQueue lb_queue;
 };
+
+/* Loopback plug: packets in flight at most (more are dropped, like a congested link). */
+#define CXIB_PCI_LOOPBACK_DEPTH		512
 
 static const uint16_t cxib_pci_device_ids[] = {
 	CXIB_PCI_DEVICE_CX4, CXIB_PCI_DEVICE_CX4_LX, CXIB_PCI_DEVICE_CX5,
@@ -343,6 +350,64 @@ static bool cxib_pci_cable_queue_locked(CxibPciState *s, const uint8_t *hdr,
 	return true;
 }
 
+/* One packet on the loopback plug. */
+struct cxib_pci_lb_pkt {
+	size_t len;
+	uint8_t data[];
+};
+
+/* port_send with a loopback plug: the packet comes back in through the worker. */
+static int cxib_pci_loopback_send(CxibPciState *s, const void *pkt, size_t len)
+{
+	struct cxib_pci_lb_pkt *p;
+	bool queued = false;
+
+	qemu_mutex_lock(&s->tx_lock);
+	if (g_queue_get_length(&s->lb_queue) < CXIB_PCI_LOOPBACK_DEPTH) {
+		p = g_malloc(sizeof(*p) + len);
+		p->len = len;
+		memcpy(p->data, pkt, len);
+		g_queue_push_tail(&s->lb_queue, p);
+		queued = true;
+	}
+	qemu_mutex_unlock(&s->tx_lock);
+	if (!queued) {
+		trace_cxib_pci_cable_tx_drop(len, "loopback plug full");
+		return -1;
+	}
+	trace_cxib_pci_cable_tx(CXIB_PCI_CABLE_PORT, len);
+	event_notifier_set(&s->kick);
+	return 0;
+}
+
+/* Worker: deliver the packets queued on the loopback plug so far (not the ones they cause). */
+static void cxib_pci_loopback_deliver(CxibPciState *s)
+{
+	GQueue batch = G_QUEUE_INIT;
+	struct cxib_pci_lb_pkt *p;
+
+	qemu_mutex_lock(&s->tx_lock);
+	batch = s->lb_queue;
+	g_queue_init(&s->lb_queue);
+	qemu_mutex_unlock(&s->tx_lock);
+	while ((p = g_queue_pop_head(&batch))) {
+		trace_cxib_pci_cable_rx(CXIB_PCI_CABLE_PORT, p->len);
+		qemu_mutex_lock(&s->fw_lock);
+		cxfw_port_receive(s->fw, CXIB_PCI_CABLE_PORT, p->data, p->len);
+		qemu_mutex_unlock(&s->fw_lock);
+		g_free(p);
+	}
+}
+
+/* Drop whatever is on the loopback plug (device stopped). */
+static void cxib_pci_loopback_flush(CxibPciState *s)
+{
+	qemu_mutex_lock(&s->tx_lock);
+	while (!g_queue_is_empty(&s->lb_queue))
+		g_free(g_queue_pop_head(&s->lb_queue));
+	qemu_mutex_unlock(&s->tx_lock);
+}
+
 /* platform->port_send: any thread. */
 static int cxib_pci_port_send(void *opaque, unsigned int port, const void *pkt, size_t len)
 {
@@ -359,6 +424,8 @@ static int cxib_pci_port_send(void *opaque, unsigned int port, const void *pkt, 
 		trace_cxib_pci_cable_tx_drop(len, why);
 		return -1;
 	}
+	if (s->loopback)
+		return cxib_pci_loopback_send(s, pkt, len);
 	cxib_pci_cable_hdr(hdr, CXIB_CABLE_PACKET, len);
 	qemu_mutex_lock(&s->tx_lock);
 	if (s->link_up) {
@@ -657,11 +724,14 @@ static void *cxib_pci_worker(void *opaque)
 			cxib_pci_cable_connect(s);
 		}
 
+		if (s->loopback)
+			cxib_pci_loopback_deliver(s);
 		qemu_mutex_lock(&s->fw_lock);
 		cxfw_process(s->fw);
 		qemu_mutex_unlock(&s->fw_lock);
 	}
 	cxib_pci_cable_close(s, "device stopped", false);
+	cxib_pci_loopback_flush(s);
 	rcu_unregister_thread();
 	return NULL;
 }
@@ -766,6 +836,10 @@ static bool cxib_pci_check_properties(CxibPciState *s, Error **errp)
 				   sizeof(sun.sun_path) - 1);
 			return false;
 		}
+		if (s->loopback) {
+			error_setg(errp, "loopback (a plug) and cable=<socket path> exclude each other");
+			return false;
+		}
 	} else if (s->cable_listen) {
 		error_setg(errp, "cable-listen needs cable=<socket path>");
 		return false;
@@ -850,6 +924,12 @@ static void cxib_pci_realize(PCIDevice *pdev, Error **errp)
 			goto err_cable;
 	}
 
+	g_queue_init(&s->lb_queue);
+	if (s->loopback) {
+		/* The plug is its own peer: the link is up from power-on and stays up. */
+		cxfw_port_link(s->fw, CXIB_PCI_CABLE_PORT, true);
+		fprintf(stderr, "%s: loopback plug, link up\n", s->name);
+	}
 	cxib_pci_start_worker(s);
 	s->shutdown_notifier.notify = cxib_pci_shutdown_notify;
 	qemu_register_shutdown_notifier(&s->shutdown_notifier);
@@ -917,6 +997,7 @@ static Property cxib_pci_properties[] = {
 			   CXIB_PCI_DEFAULT_MSIX_VECTORS),
 	DEFINE_PROP_STRING("cable", CxibPciState, cable_path),
 	DEFINE_PROP_BOOL("cable-listen", CxibPciState, cable_listen, false),
+	DEFINE_PROP_BOOL("loopback", CxibPciState, loopback, false),
 	DEFINE_PROP_END_OF_LIST(),
 };
 
@@ -930,6 +1011,7 @@ static const struct {
 	{ "msix-vectors", "number of MSI-X vectors (1..2048)" },
 	{ "cable", "Unix socket path of port 1's cable (another cxib-pci's cable-listen end)" },
 	{ "cable-listen", "listen on the cable path instead of connecting to it" },
+	{ "loopback", "a loopback plug on port 1: link up, packets sent come back in" },
 };
 
 static void cxib_pci_class_init(ObjectClass *klass, void *data)
