@@ -168,6 +168,7 @@ static void cxfw_function_state_init(struct cxfw_dev *dev)
 void cxfw_function_reset(struct cxfw_dev *dev, const char *why)
 {
 	cxfw_pages_drop(dev, why);
+	cxfw_wire_reset(dev);
 	pthread_mutex_lock(&dev->lock);
 	cxfw_hca_release_resources(dev);
 	cxfw_function_state_init(dev);
@@ -240,8 +241,15 @@ void cxfw_reset(struct cxfw_dev *dev)
 
 void cxfw_process(struct cxfw_dev *dev)
 {
+	uint64_t now;
+
 	cxfw_cmd_process(dev);
 	cxfw_qp_process(dev);
+	cxfw_wire_process(dev);
+	now = cxfw_now(dev);
+	cxfw_req_process(dev, now);
+	cxfw_resp_process(dev, now);
+	cxfw_wire_process(dev);
 	cxfw_cq_process(dev);
 	cxfw_port_process(dev);
 }
@@ -287,10 +295,12 @@ void cxfw_port_receive(struct cxfw_dev *dev, unsigned int port, const void *pkt,
 	if (up)
 		dev->stats.pkts_received++;
 	pthread_mutex_unlock(&dev->lock);
-	if (!up)
+	if (!up) {
 		cxfw_log(dev, CXFW_LOG_DEBUG, "cxfw: port %u down, dropped %zu-byte packet",
 			 port, len);
-	/* No transport yet: the packet is counted and dropped. */
+		return;
+	}
+	cxfw_wire_receive(dev, port, pkt, len);
 }
 
 void cxfw_inject_fatal(struct cxfw_dev *dev, uint8_t synd)
@@ -319,4 +329,91 @@ void cxfw_get_stats(struct cxfw_dev *dev, struct cxfw_stats *st)
 	pthread_mutex_lock(&dev->lock);
 	*st = dev->stats;
 	pthread_mutex_unlock(&dev->lock);
+}
+
+/* The 64-bit counters of struct cxfw_stats by name, in declaration order. */
+#define CXFW_STAT(n)	{ #n, offsetof(struct cxfw_stats, n) }
+static const struct {
+	const char *name;
+	size_t off;
+} cxfw_stat_fields[] = {
+	CXFW_STAT(mmio_reads),
+	CXFW_STAT(mmio_writes),
+	CXFW_STAT(cmd_doorbells),
+	CXFW_STAT(cmds_completed),
+	CXFW_STAT(dma_errors),
+	CXFW_STAT(uar_writes),
+	CXFW_STAT(pkts_sent),
+	CXFW_STAT(pkts_received),
+	CXFW_STAT(cmd_delivery_errors),
+	CXFW_STAT(cmd_failures),
+	CXFW_STAT(pages_held),
+	CXFW_STAT(pages_leaked),
+	CXFW_STAT(eqes_written),
+	CXFW_STAT(eq_overruns),
+	CXFW_STAT(eq_doorbells),
+	CXFW_STAT(msix_sent),
+	CXFW_STAT(cqes_written),
+	CXFW_STAT(cq_overruns),
+	CXFW_STAT(cq_doorbells),
+	CXFW_STAT(cq_events),
+	CXFW_STAT(sq_doorbells),
+	CXFW_STAT(bf_writes),
+	CXFW_STAT(send_wqes),
+	CXFW_STAT(recv_wqes),
+	CXFW_STAT(dma_read_bytes),
+	CXFW_STAT(dma_write_bytes),
+	CXFW_STAT(pkts_looped),
+	CXFW_STAT(pkt_bytes_sent),
+	CXFW_STAT(pkt_bytes_received),
+	CXFW_STAT(pkts_dropped),
+	CXFW_STAT(icrc_errors),
+	CXFW_STAT(vcrc_errors),
+	CXFW_STAT(pkey_violations),
+	CXFW_STAT(qkey_violations),
+	CXFW_STAT(acks_sent),
+	CXFW_STAT(acks_received),
+	CXFW_STAT(naks_sent),
+	CXFW_STAT(naks_received),
+	CXFW_STAT(rnr_naks_sent),
+	CXFW_STAT(rnr_naks_received),
+	CXFW_STAT(out_of_sequence),
+	CXFW_STAT(duplicate_requests),
+	CXFW_STAT(retransmits),
+	CXFW_STAT(local_ack_timeouts),
+	CXFW_STAT(retry_exceeded),
+	CXFW_STAT(rnr_retry_exceeded),
+	CXFW_STAT(out_of_buffer),
+	CXFW_STAT(remote_access_errors),
+	CXFW_STAT(local_errors),
+	CXFW_STAT(mcast_pkts_received),
+};
+#undef CXFW_STAT
+
+/* Every counter is in the table: the only other member is link_up[] (one 8-byte slot). */
+_Static_assert(sizeof(struct cxfw_stats) ==
+	       (sizeof(cxfw_stat_fields) / sizeof(cxfw_stat_fields[0]) + 1) * sizeof(uint64_t),
+	       "struct cxfw_stats has a counter cxfw_stat_fields[] does not name");
+
+size_t cxfw_stats_format(const struct cxfw_stats *st, char *buf, size_t len)
+{
+	size_t need = 0, i;
+	int n;
+
+	if (len)
+		buf[0] = 0;
+	for (i = 0; i < CXFW_MAX_PORTS; i++) {
+		n = snprintf(len > need ? buf + need : NULL, len > need ? len - need : 0,
+			     "%slink_up%zu=%d", i ? " " : "", i + 1, st->link_up[i] ? 1 : 0);
+		need += n > 0 ? (size_t)n : 0;
+	}
+	for (i = 0; i < sizeof(cxfw_stat_fields) / sizeof(cxfw_stat_fields[0]); i++) {
+		uint64_t v;
+
+		memcpy(&v, (const char *)st + cxfw_stat_fields[i].off, sizeof(v));
+		n = snprintf(len > need ? buf + need : NULL, len > need ? len - need : 0,
+			     " %s=%llu", cxfw_stat_fields[i].name, (unsigned long long)v);
+		need += n > 0 ? (size_t)n : 0;
+	}
+	return need;
 }

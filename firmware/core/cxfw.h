@@ -92,7 +92,12 @@ void cxfw_mmio_write(struct cxfw_dev *dev, uint64_t offset, uint64_t val, unsign
 /* Worker entry: do all deferred work (command doorbells, ...).  Returns once idle. */
 void cxfw_process(struct cxfw_dev *dev);
 
-/* Cable events from the platform: link state of @port and packets arriving on it. */
+/*
+ * Cable events from the platform: link state of @port and packets arriving on it.
+ * cxfw_port_receive() processes the packet at once (DMA, CQEs, response packets through
+ * platform->port_send()), so it must be called from the worker context: never concurrently
+ * with cxfw_process() or with itself.  The packet buffer is not kept.
+ */
 void cxfw_port_link(struct cxfw_dev *dev, unsigned int port, bool up);
 void cxfw_port_receive(struct cxfw_dev *dev, unsigned int port, const void *pkt, size_t len);
 
@@ -121,7 +126,38 @@ struct cxfw_stats {
 	uint64_t cq_doorbells;		/* CQ arm doorbells through a UAR */
 	uint64_t cq_events;		/* completion EQEs requested by armed CQs */
 	uint64_t sq_doorbells;		/* SQ doorbells (first 8 bytes of a BlueFlame half) */
+	/* Data path (sq.c, rq.c, wire.c). */
+	uint64_t bf_writes;		/* BlueFlame writes carrying a whole WQE */
+	uint64_t send_wqes;		/* send WQEs executed (incl. local operations) */
+	uint64_t recv_wqes;		/* receive WQEs consumed (RQ and SRQ) */
+	uint64_t dma_read_bytes;	/* payload read from guest memory */
+	uint64_t dma_write_bytes;	/* payload written to guest memory */
+	uint64_t pkts_looped;		/* packets delivered inside the device (loopback) */
+	uint64_t pkt_bytes_sent, pkt_bytes_received;
+	uint64_t pkts_dropped;		/* arriving packets dropped by wire.c (CRC, LID, P_Key, QP) */
+	uint64_t icrc_errors, vcrc_errors;
+	uint64_t pkey_violations, qkey_violations;
+	uint64_t acks_sent, acks_received;
+	uint64_t naks_sent, naks_received;	/* every NAK kind incl. RNR */
+	uint64_t rnr_naks_sent, rnr_naks_received;
+	uint64_t out_of_sequence;	/* responder: PSN sequence error NAKs */
+	uint64_t duplicate_requests;	/* responder: duplicate PSNs */
+	uint64_t retransmits;		/* requester: packets sent again (timeout, NAK, RNR) */
+	uint64_t local_ack_timeouts;	/* requester: local ACK timer expiries */
+	uint64_t retry_exceeded;	/* requester: retry_cnt exhausted */
+	uint64_t rnr_retry_exceeded;	/* requester: rnr_retry exhausted */
+	uint64_t out_of_buffer;		/* responder: no receive WQE (RNR / UD drop) */
+	uint64_t remote_access_errors;	/* responder: rkey / bounds / access NAKs */
+	uint64_t local_errors;		/* error CQEs for local problems (lkey, length, ...) */
+	uint64_t mcast_pkts_received;	/* multicast copies delivered to QPs */
 };
 void cxfw_get_stats(struct cxfw_dev *dev, struct cxfw_stats *st);
+
+/*
+ * @st as "name=value" pairs separated by single spaces (the counters' field names; link_up
+ * as link_up1=0/1 per port), NUL-terminated in @buf.  Returns the length it needs (like
+ * snprintf), so a caller can size its buffer.
+ */
+size_t cxfw_stats_format(const struct cxfw_stats *st, char *buf, size_t len);
 
 #endif /* CXFW_H */

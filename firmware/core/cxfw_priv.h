@@ -18,6 +18,10 @@
 #include <cxib/wqe.h>
 
 #include "cxfw.h"
+#include "engine.h"
+#include "rq.h"
+#include "sq.h"
+#include "wire.h"
 
 #define CXFW_NS_PER_MS		1000000ull
 #define CXFW_NS_PER_SEC		1000000000ull
@@ -60,6 +64,7 @@
 #define CXFW_LOG_MAX_MCG	12			/* multicast groups */
 #define CXFW_MAX_MCGS		(1u << CXFW_LOG_MAX_MCG)
 #define CXFW_MAX_QP_MCG		240			/* QPs per group */
+#define CXFW_MAX_Q_COUNTERS	16			/* Q counter sets 1 .. 15 (cap max_qp_cnt) */
 
 /* Default GID prefix (link local) until an SM sets another. */
 #define CXFW_DEFAULT_GID_PREFIX	0xfe80000000000000ull
@@ -107,6 +112,10 @@ enum cxfw_hca_state {
 
 #define CXFW_ST(s)		(1u << (s))
 #define CXFW_ST_ANY		((1u << CXFW_HCA_NUM_STATES) - 1)
+
+struct cxfw_wire;
+struct cxfw_req_dev;
+struct cxfw_resp_dev;
 
 /* One event queue. */
 struct cxfw_eq {
@@ -174,9 +183,10 @@ struct cxfw_cq {
 	uint32_t refs;			/* QPs / SRQs using it */
 };
 
-/* One queue pair (qp.c): context and state; no engine yet. */
+/* One queue pair (qp.c): context, state, and the engines' state (sq.h, rq.h). */
 struct cxfw_qp {
 	__be32 qpc[CXIB_QPC_SIZE / 4];	/* context image (state field not kept current) */
+	uint32_t qpn;
 	uint8_t state;			/* CXIB_QPC_STATE_* */
 	uint8_t st;			/* CXIB_QPC_ST_* */
 	uint32_t pd, cqn_snd, cqn_rcv;
@@ -192,9 +202,11 @@ struct cxfw_qp {
 	/* consumer counters (16 bits used): SQ in WQEBBs, RQ in WQEs */
 	uint16_t sq_cons, rq_cons;
 	bool sq_db_pending;		/* an SQ doorbell is waiting for the worker */
+	struct cxfw_req req;		/* requester (sq.c), worker only */
+	struct cxfw_resp resp;		/* responder (rq.c), worker only */
 };
 
-/* One shared receive queue (srq.c): context only; no engine yet. */
+/* One shared receive queue (srq.c; its WQEs are consumed by rq.c). */
 struct cxfw_srq {
 	__be32 srqc[CXIB_SRQC_SIZE / 4];	/* context image as created */
 	uint32_t pd, cqn;
@@ -205,6 +217,9 @@ struct cxfw_srq {
 	uint32_t refs;			/* QPs using it */
 	uint32_t npas;
 	uint64_t *pas;
+	/* receive engine (rq.c), worker only */
+	uint16_t wqe_head;		/* index of the next WQE (follows next_wqe_index) */
+	uint16_t wqe_cons;		/* WQEs consumed, compared with the doorbell counter */
 };
 
 /* One multicast group (mcg.c). */
@@ -313,8 +328,15 @@ struct cxfw_dev {
 	bool qp_db_overflow;		/* ring was full: scan every QP */
 	struct cxfw_srq **srqs;
 	struct cxfw_mcg **mcgs;
+	uint32_t q_counter_map;		/* counters.c: bit n = Q counter set n allocated */
+	struct cxfw_stats q_counter_base[CXFW_MAX_Q_COUNTERS];	/* stats at alloc / clear */
 	uint64_t cq_serial;
 	unsigned int cq_fire_pending;	/* CQs with fire_pending set */
+
+	/* Data-path state of wire.c, sq.c and rq.c that is not per QP (each file's own type). */
+	struct cxfw_wire *wire;
+	struct cxfw_req_dev *req_dev;
+	struct cxfw_resp_dev *resp_dev;
 
 	/* Ports (port.c), index port - 1. */
 	struct cxfw_port ports[CXFW_MAX_PORTS];
@@ -412,6 +434,7 @@ uint8_t cxfw_mkey_translate(struct cxfw_dev *dev, uint32_t key, uint32_t pd,
 			    unsigned int access, uint64_t va, uint64_t len,
 			    struct cxfw_sg *sg, unsigned int max_sg, unsigned int *nsg);
 void cxfw_mr_destroy_all(struct cxfw_dev *dev);				/* lock held */
+uint8_t cxfw_mkey_umr(struct cxfw_dev *dev, uint32_t pd, const struct cxfw_umr *u);	/* worker */
 
 /* cq.c */
 uint8_t cxfw_cmd_create_cq(struct cxfw_dev *dev, struct cxfw_cmd *cmd);
@@ -435,6 +458,7 @@ uint8_t cxfw_cmd_modify_qp(struct cxfw_dev *dev, struct cxfw_cmd *cmd);
 void cxfw_qp_destroy_all(struct cxfw_dev *dev);				/* lock held */
 void cxfw_qp_sq_doorbell(struct cxfw_dev *dev, uint32_t uar, uint32_t dw0, uint32_t dw1);
 void cxfw_qp_process(struct cxfw_dev *dev);					/* worker */
+void cxfw_qp_sq_error(struct cxfw_dev *dev, struct cxfw_qp *qp);	/* worker: UD/UC to SQER */
 
 /* srq.c */
 uint8_t cxfw_cmd_create_srq(struct cxfw_dev *dev, struct cxfw_cmd *cmd);
@@ -451,6 +475,12 @@ unsigned int cxfw_mcg_qps(struct cxfw_dev *dev, const uint8_t *gid, uint32_t *qp
 			  unsigned int max);
 void cxfw_mcg_detach_qp(struct cxfw_dev *dev, uint32_t qpn);		/* lock held */
 void cxfw_mcg_destroy_all(struct cxfw_dev *dev);			/* lock held */
+
+/* counters.c */
+uint8_t cxfw_cmd_alloc_q_counter(struct cxfw_dev *dev, struct cxfw_cmd *cmd);
+uint8_t cxfw_cmd_dealloc_q_counter(struct cxfw_dev *dev, struct cxfw_cmd *cmd);
+uint8_t cxfw_cmd_query_q_counter(struct cxfw_dev *dev, struct cxfw_cmd *cmd);
+void cxfw_q_counters_release(struct cxfw_dev *dev);			/* lock held */
 
 /* port.c */
 void cxfw_ports_init(struct cxfw_dev *dev);				/* lock held */

@@ -68,6 +68,7 @@ static void cxfw_caps_max(struct cxfw_dev *dev, __be32 *c)
 	CXIB_SET(c, CXIB_HCA_CAP_LOG_MAX_CQ_SZ, CXFW_LOG_MAX_CQ_SZ);
 	CXIB_SET(c, CXIB_HCA_CAP_LOG_MAX_CQ, CXFW_LOG_MAX_CQ);
 	CXIB_SET(c, CXIB_HCA_CAP_LOG_MAX_EQ_SZ, CXFW_LOG_MAX_EQ_SZ);
+	CXIB_SET(c, CXIB_HCA_CAP_MAX_QP_CNT, CXFW_MAX_Q_COUNTERS - 1);	/* set 0 is reserved */
 	CXIB_SET(c, CXIB_HCA_CAP_LOG_MAX_MKEY, CXFW_LOG_MAX_MKEY);
 	CXIB_SET(c, CXIB_HCA_CAP_LOG_MAX_EQ, CXFW_LOG_MAX_EQ);
 	CXIB_SET(c, CXIB_HCA_CAP_LOG_MAX_MRW_SZ, 64);
@@ -125,6 +126,7 @@ void cxfw_hca_release_resources(struct cxfw_dev *dev)
 	cxfw_cq_destroy_all(dev);
 	cxfw_mr_destroy_all(dev);
 	cxfw_eq_destroy_all(dev);
+	cxfw_q_counters_release(dev);
 	memset(dev->uar_map, 0, sizeof(dev->uar_map));
 }
 

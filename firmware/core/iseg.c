@@ -254,7 +254,14 @@ void cxfw_mmio_write(struct cxfw_dev *dev, uint64_t offset, uint64_t val, unsign
 					    __builtin_bswap32((uint32_t)(val >> 32)));
 			return;
 		}
-		/* the rest of a BlueFlame copy: the WQE is read from memory instead */
+		/*
+		 * The rest of a BlueFlame copy: the WQE is read from memory instead.  The
+		 * last 8 bytes of each 64-byte chunk count one BlueFlame write.
+		 */
+		if (size == 8 && off >= CXIB_UAR_BF_OFFSET &&
+		    (off - CXIB_UAR_BF_OFFSET) % CXIB_SEND_WQE_BB ==
+		    CXIB_SEND_WQE_BB - sizeof(uint64_t))
+			cxfw_stat_add(dev, &dev->stats.bf_writes, 1);
 		cxfw_log(dev, CXFW_LOG_DEBUG, "cxfw: UAR %u write of %u bytes at +0x%03x", uar,
 			 size, off);
 		return;

@@ -12,7 +12,9 @@
  *
  * Modes: PA (identity; length64 = the whole address space) and MTT (8-byte page addresses,
  * page size 2^mkc.log_page_size, entry i maps [start & ~(page-1)) + i * page ...).  Keys
- * created free (umr_en) are known but unusable until a UMR WQE enables them (later slice).
+ * created free (umr_en) are known but unusable until a UMR WQE enables them: the send
+ * engine parses the WQE (fast registration, LOCAL_INV) and cxfw_mkey_umr() applies it;
+ * cxfw_mkey_invalidate() serves LOCAL_INV and SEND_WITH_INVALIDATE.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -344,7 +346,8 @@ uint8_t cxfw_cmd_destroy_mkey(struct cxfw_dev *dev, struct cxfw_cmd *cmd)
  * the CQE syndrome of the failed check: REMOTE_ACCESS_ERR if @access asks for a remote
  * right, else LOCAL_PROT_ERR (unknown index, variant mismatch, free key, other PD,
  * missing right, range outside the key or its translation); LOCAL_LENGTH_ERR if more than
- * @max_sg pieces would be needed.  Takes the lock.
+ * @max_sg pieces would be needed.  With @sg NULL only the checks run (any number of pieces).
+ * Takes the lock.
  */
 uint8_t cxfw_mkey_translate(struct cxfw_dev *dev, uint32_t key, uint32_t pd,
 			    unsigned int access, uint64_t va, uint64_t len,
@@ -374,6 +377,8 @@ uint8_t cxfw_mkey_translate(struct cxfw_dev *dev, uint32_t key, uint32_t pd,
 		goto out;
 	}
 	if (mk->access_mode == CXIB_MKC_ACCESS_MODE_PA) {
+		if (!sg)
+			goto out;
 		if (!max_sg || len > UINT32_MAX) {
 			st = CXIB_CQE_SYND_LOCAL_LENGTH_ERR;
 			goto out;
@@ -397,7 +402,16 @@ uint8_t cxfw_mkey_translate(struct cxfw_dev *dev, uint32_t key, uint32_t pd,
 				goto out;
 			}
 			addr = mk->mtt[i] + in_pg;
-			if (n && sg[n - 1].addr + sg[n - 1].len == addr &&
+			if (!sg) {
+				/* check only: jump to the last page the range touches */
+				uint64_t last = (off + len - 1) >> mk->log_page_size;
+
+				if (last >= mk->nmtt) {
+					st = bad;
+					goto out;
+				}
+				break;
+			} else if (n && sg[n - 1].addr + sg[n - 1].len == addr &&
 			    sg[n - 1].len + chunk <= UINT32_MAX) {
 				sg[n - 1].len += (uint32_t)chunk;
 			} else {
@@ -417,5 +431,154 @@ out:
 	pthread_mutex_unlock(&dev->lock);
 	if (!st)
 		*nsg = n;
+	return st;
+}
+
+/*
+ * LOCAL_INV / SEND_WITH_INVALIDATE (IBA 10.6.5): the key must exist (index and variant),
+ * belong to @pd and be valid (not free); a remote invalidation also needs mkc.en_rinval
+ * (ConnectX gates invalidation on that bit, not on umr_en).  Success leaves the key free;
+ * a key with umr_en can be registered again by a UMR WQE.
+ */
+uint8_t cxfw_mkey_invalidate(struct cxfw_dev *dev, uint32_t key, uint32_t pd, bool remote)
+{
+	uint8_t bad = remote ? CXIB_CQE_SYND_REMOTE_INVAL_REQ_ERR : CXIB_CQE_SYND_LOCAL_PROT_ERR;
+	uint32_t idx = CXIB_MKEY_INDEX(key);
+	struct cxfw_mkey *mk;
+	uint8_t st = 0;
+
+	pthread_mutex_lock(&dev->lock);
+	mk = dev->mkeys && idx >= CXFW_FIRST_MKEY && idx < CXFW_MAX_MKEYS ? dev->mkeys[idx] :
+									      NULL;
+	if (!mk || mk->variant != CXIB_MKEY_VARIANT(key) || mk->pd != pd || mk->free ||
+	    (remote && !mk->en_rinval))
+		st = bad;
+	else
+		mk->free = true;
+	pthread_mutex_unlock(&dev->lock);
+	return st;
+}
+
+/*
+ * Apply a UMR WQE (fast registration, LOCAL_INV in its UMR form, enable/disable) to the key
+ * @u->key names, for a QP of PD @pd (0: the privileged UMR QP, any PD; it may also move
+ * the key to another PD).  The key must exist, be umr_en and in @pd; with
+ * CXIB_UMR_CHECK_FREE it must be free.  Without CXIB_UMR_MKEY_MASK_KEY the variant must
+ * match too.  Translation entries land at [xlt_offset, xlt_offset + nxlt) within the key's
+ * translations_octword_size; a key left valid must be fully translated.  Returns 0 or the
+ * CQE syndrome (LOCAL_PROT_ERR for key/PD/state, LOCAL_QP_OP_ERR for a malformed request).
+ */
+uint8_t cxfw_mkey_umr(struct cxfw_dev *dev, uint32_t pd, const struct cxfw_umr *u)
+{
+	uint32_t idx = CXIB_MKEY_INDEX(u->key);
+	uint64_t m = u->mask, cap, need, start, len, nxlt;
+	unsigned int access, log_pg;
+	struct cxfw_mkey *mk;
+	uint64_t *mtt = NULL;
+	bool free_key, len64;
+	uint8_t st = 0;
+
+	pthread_mutex_lock(&dev->lock);
+	mk = dev->mkeys && idx >= CXFW_FIRST_MKEY && idx < CXFW_MAX_MKEYS ? dev->mkeys[idx] :
+									      NULL;
+	if (!mk || !mk->umr_en || (pd && mk->pd != pd) ||
+	    (!(m & CXIB_UMR_MKEY_MASK_KEY) && mk->variant != CXIB_MKEY_VARIANT(u->key)) ||
+	    ((u->flags & CXIB_UMR_CHECK_FREE) && !mk->free)) {
+		st = CXIB_CQE_SYND_LOCAL_PROT_ERR;
+		goto out;
+	}
+	cap = (uint64_t)mk->octwords * CXIB_MTT_PER_OCTWORD;
+	/* the driver pads the list to 64 bytes: entries beyond the capacity are dropped */
+	nxlt = u->xlt_offset >= cap ? 0 : u->nxlt;
+	if (nxlt > cap - u->xlt_offset)
+		nxlt = cap - u->xlt_offset;
+	if ((u->nxlt && mk->access_mode != CXIB_MKC_ACCESS_MODE_MTT) ||
+	    (u->nxlt && !nxlt) ||
+	    ((m & CXIB_UMR_MKEY_MASK_PD) && !cxfw_pd_valid(dev, u->pd)) ||
+	    ((m & CXIB_UMR_MKEY_MASK_QPN) && u->qpn != CXIB_MKC_QPN_NONE)) {
+		st = CXIB_CQE_SYND_LOCAL_QP_OP_ERR;
+		goto out;
+	}
+	/* the would-be key */
+	start = (m & CXIB_UMR_MKEY_MASK_START_ADDR) ? u->start : mk->start;
+	len = (m & CXIB_UMR_MKEY_MASK_LEN) ? u->len : mk->len;
+	len64 = (m & CXIB_UMR_MKEY_MASK_LEN) ? u->length64 : mk->length64;
+	log_pg = (m & CXIB_UMR_MKEY_MASK_PAGE_SIZE) ? u->log_page_size : mk->log_page_size;
+	free_key = (m & CXIB_UMR_MKEY_MASK_FREE) ? u->free : mk->free;
+	access = mk->access;
+	if (m & CXIB_UMR_MKEY_MASK_LR)
+		access = (access & ~CXFW_ACCESS_LOCAL_READ) |
+			 (u->access & CXFW_ACCESS_LOCAL_READ);
+	if (m & CXIB_UMR_MKEY_MASK_LW)
+		access = (access & ~CXFW_ACCESS_LOCAL_WRITE) |
+			 (u->access & CXFW_ACCESS_LOCAL_WRITE);
+	if (m & CXIB_UMR_MKEY_MASK_RR)
+		access = (access & ~CXFW_ACCESS_REMOTE_READ) |
+			 (u->access & CXFW_ACCESS_REMOTE_READ);
+	if (m & CXIB_UMR_MKEY_MASK_RW)
+		access = (access & ~CXFW_ACCESS_REMOTE_WRITE) |
+			 (u->access & CXFW_ACCESS_REMOTE_WRITE);
+	if (m & CXIB_UMR_MKEY_MASK_A)
+		access = (access & ~CXFW_ACCESS_REMOTE_ATOMIC) |
+			 (u->access & CXFW_ACCESS_REMOTE_ATOMIC);
+	if (mk->access_mode == CXIB_MKC_ACCESS_MODE_MTT &&
+	    (len64 || log_pg < CXIB_ADAPTER_PAGE_SHIFT || log_pg > CXFW_MKEY_MAX_LOG_PAGE)) {
+		st = CXIB_CQE_SYND_LOCAL_QP_OP_ERR;
+		goto out;
+	}
+	if (!len64 && start + len < start) {
+		st = CXIB_CQE_SYND_LOCAL_QP_OP_ERR;
+		goto out;
+	}
+	if (nxlt) {
+		uint64_t i;
+
+		for (i = 0; i < nxlt; i++)
+			if (u->xlt[i] & ((1ull << log_pg) - 1)) {
+				st = CXIB_CQE_SYND_LOCAL_QP_OP_ERR;
+				goto out;
+			}
+		if (mk->nmtt < cap) {		/* grow to the full capacity once */
+			if (dev->mtt_total - mk->nmtt + cap > CXFW_MAX_MTT_TOTAL) {
+				st = CXIB_CQE_SYND_LOCAL_QP_OP_ERR;
+				goto out;
+			}
+			mtt = calloc((size_t)cap, sizeof(*mtt));
+			if (!mtt) {
+				st = CXIB_CQE_SYND_LOCAL_QP_OP_ERR;
+				goto out;
+			}
+			if (mk->nmtt)
+				memcpy(mtt, mk->mtt, (size_t)mk->nmtt * sizeof(*mtt));
+			free(mk->mtt);
+			mk->mtt = mtt;
+			dev->mtt_total += cap - mk->nmtt;
+			mk->nmtt = (uint32_t)cap;
+		}
+		memcpy(mk->mtt + u->xlt_offset, u->xlt, (size_t)nxlt * sizeof(*mtt));
+	}
+	need = mk->access_mode == CXIB_MKC_ACCESS_MODE_MTT ?
+	       cxfw_mtt_needed(start, len, log_pg) : 0;
+	if (!free_key && need > mk->nmtt) {
+		st = CXIB_CQE_SYND_LOCAL_QP_OP_ERR;
+		goto out;
+	}
+	mk->start = start;
+	mk->len = len;
+	mk->length64 = len64;
+	mk->log_page_size = (uint8_t)log_pg;
+	mk->access = (uint8_t)access;
+	mk->free = free_key;
+	if (m & CXIB_UMR_MKEY_MASK_KEY)
+		mk->variant = (uint8_t)CXIB_MKEY_VARIANT(u->key);
+	if (m & CXIB_UMR_MKEY_MASK_EN_RINVAL)
+		mk->en_rinval = u->en_rinval;
+	if ((m & CXIB_UMR_MKEY_MASK_PD) && u->pd != mk->pd) {
+		dev->pd_refs[mk->pd]--;
+		dev->pd_refs[u->pd]++;
+		mk->pd = u->pd;
+	}
+out:
+	pthread_mutex_unlock(&dev->lock);
 	return st;
 }

@@ -2,9 +2,11 @@
 /*
  * cxfw queue pairs, resource side (PRM section 5.4): CREATE_QP / DESTROY_QP / QUERY_QP and
  * the state transitions RST2INIT, INIT2INIT, INIT2RTR, RTR2RTS, RTS2RTS, SQERR2RTS,
- * SQD_RTS, 2ERR, 2RST; SQ doorbells; flushing.  No send/receive engine yet: WQEs are
- * consumed only by a QP in ERR, which completes each with a flush error CQE (syndrome 0x05)
- * when it enters ERR and at every SQ doorbell while in ERR.
+ * SQD_RTS, 2ERR, 2RST; SQ doorbells; flushing.  Every transition is reported to the
+ * requester (sq.c) and the responder (rq.c) through cxfw_req_modify()/cxfw_resp_modify();
+ * an SQ doorbell of a QP in RTS hands the new WQEs to the requester.  A QP in ERR (the
+ * 2ERR command, or cxfw_qp_error() from an engine) completes every WQE still posted with a
+ * flush error CQE (syndrome 0x05) when it enters ERR and at every SQ doorbell while in ERR.
  *
  * The QP keeps the qpc image the driver gave at creation; every transition builds the next
  * image from the current one, takes the transition's required attributes from the command's
@@ -53,8 +55,14 @@ void cxfw_qp_destroy_all(struct cxfw_dev *dev)
 	unsigned int i;
 
 	if (dev->qps)
-		for (i = 0; i < CXFW_MAX_QPS; i++)
+		for (i = 0; i < CXFW_MAX_QPS; i++) {
+			if (!dev->qps[i])
+				continue;
+			/* the engines' destroy takes no lock and calls no platform callback */
+			cxfw_req_destroy(dev, dev->qps[i]);
+			cxfw_resp_destroy(dev, dev->qps[i]);
 			cxfw_qp_free(dev->qps[i]);
+		}
 	free(dev->qps);
 	dev->qps = NULL;
 	dev->qp_db_head = dev->qp_db_count = 0;
@@ -213,6 +221,7 @@ uint8_t cxfw_cmd_create_qp(struct cxfw_dev *dev, struct cxfw_cmd *cmd)
 		cxfw_qp_free(qp);
 		return cxfw_fail(cmd, CXIB_CMD_STAT_NO_RESOURCES, CXFW_SYND(CXFW_SYND_NO_RES, 0));
 	}
+	qp->qpn = qpn;
 	dev->qps[qpn] = qp;
 	dev->pd_refs[pd]++;
 	cxfw_cq_ref(dev, cqn_snd, 1);
@@ -266,6 +275,8 @@ uint8_t cxfw_cmd_destroy_qp(struct cxfw_dev *dev, struct cxfw_cmd *cmd)
 	if (qp->srqn && cxfw_srq_lookup(dev, qp->srqn))
 		cxfw_srq_lookup(dev, qp->srqn)->refs--;
 	pthread_mutex_unlock(&dev->lock);
+	cxfw_req_destroy(dev, qp);
+	cxfw_resp_destroy(dev, qp);
 	cxfw_qp_free(qp);
 	return CXIB_CMD_STAT_OK;
 }
@@ -280,6 +291,13 @@ uint8_t cxfw_cmd_query_qp(struct cxfw_dev *dev, struct cxfw_cmd *cmd)
 		return st;
 	memcpy(qpc, qp->qpc, sizeof(qp->qpc));
 	CXIB_SET(qpc, CXIB_QPC_STATE, qp->state);
+	/* commands run in the worker: the requester's state is stable here */
+	if (qp->req.active) {
+		CXIB_SET(qpc, CXIB_QPC_NEXT_SEND_PSN, qp->req.next_psn);
+		CXIB_SET(qpc, CXIB_QPC_CUR_RETRY_COUNT, qp->req.retry_left);
+		CXIB_SET(qpc, CXIB_QPC_CUR_RNR_RETRY, qp->req.rnr_left);
+	}
+	CXIB_SET(qpc, CXIB_QPC_HW_SQ_WQEBB_COUNTER, qp->sq_cons);
 	pthread_mutex_unlock(&dev->lock);
 	return CXIB_CMD_STAT_OK;
 }
@@ -438,6 +456,7 @@ uint8_t cxfw_cmd_modify_qp(struct cxfw_dev *dev, struct cxfw_cmd *cmd)
 	uint8_t st = CXIB_CMD_STAT_OK;
 	struct cxfw_qp *qp;
 	uint32_t bad;
+	uint8_t from;
 	int next;
 
 	qp = cxfw_qp_get(dev, cmd, &st);
@@ -463,10 +482,14 @@ uint8_t cxfw_cmd_modify_qp(struct cxfw_dev *dev, struct cxfw_cmd *cmd)
 								       bad - 1));
 	}
 	memcpy(qp->qpc, img, sizeof(img));
+	from = qp->state;
 	qp->state = (uint8_t)next;
 	if (next == CXIB_QPC_STATE_RST)		/* the driver restarts its counters too */
 		qp->sq_cons = qp->rq_cons = 0;
 	pthread_mutex_unlock(&dev->lock);
+	/* commands run in the worker: the engines see every transition, in order */
+	cxfw_req_modify(dev, qp, from, (uint8_t)next);
+	cxfw_resp_modify(dev, qp, from, (uint8_t)next);
 	if (next == CXIB_QPC_STATE_ERR)
 		cxfw_qp_flush(dev, CXIB_GET(cmd->in, CXIB_QP_MODIFY_IN_QPN));
 	return CXIB_CMD_STAT_OK;
@@ -502,8 +525,7 @@ void cxfw_qp_sq_doorbell(struct cxfw_dev *dev, uint32_t uar, uint32_t dw0, uint3
 		dev->plat.kick(dev->plat.opaque);
 }
 
-/* Guest address of RQ WQE / SQ WQEBB @idx (counters wrap at the ring size). */
-static uint64_t cxfw_qp_wqe_addr(const struct cxfw_qp *qp, bool sq, uint32_t idx)
+uint64_t cxfw_qp_wqe_addr(const struct cxfw_qp *qp, bool sq, uint32_t idx)
 {
 	uint64_t rq_bytes = qp->rq_type == CXIB_QPC_RQ_TYPE_REGULAR ?
 			    (uint64_t)16 << qp->rq_stride << qp->log_rq : 0;
@@ -534,22 +556,25 @@ static void cxfw_flush_cqe(struct cxfw_dev *dev, uint32_t cqn, uint32_t qpn, boo
 /*
  * A QP in ERR: complete every WQE posted (per the doorbell record) and not yet consumed
  * with a flush error CQE (syndrome 0x05), one per WQE: RQ WQEs (regular RQs only) on
- * cqn_rcv, SQ WQEs on cqn_snd with the WQE's opcode and index.  Worker only; nothing
- * happens for a QP in another state.
+ * cqn_rcv, SQ WQEs on cqn_snd with the WQE's opcode and index.  A QP in SQER (UD/UC send
+ * error): the SQ only, the RQ keeps working.  Worker only; nothing happens for a QP in
+ * another state.
  */
 static void cxfw_qp_flush(struct cxfw_dev *dev, uint32_t qpn)
 {
 	struct cxfw_qp *qp;
 	uint16_t rq_cons, sq_cons, rcv, snd;
 	uint32_t n, limit;
+	bool sq_only;
 	__be32 db[2];
 
 	pthread_mutex_lock(&dev->lock);
 	qp = cxfw_qp_lookup(dev, qpn);
-	if (!qp || qp->state != CXIB_QPC_STATE_ERR) {
+	if (!qp || (qp->state != CXIB_QPC_STATE_ERR && qp->state != CXIB_QPC_STATE_SQER)) {
 		pthread_mutex_unlock(&dev->lock);
 		return;
 	}
+	sq_only = qp->state == CXIB_QPC_STATE_SQER;
 	rq_cons = qp->rq_cons;
 	sq_cons = qp->sq_cons;
 	pthread_mutex_unlock(&dev->lock);
@@ -561,7 +586,7 @@ static void cxfw_qp_flush(struct cxfw_dev *dev, uint32_t qpn)
 	rcv = (uint16_t)CXIB_GET(db, CXIB_QP_DB_RCV_COUNTER);
 	snd = (uint16_t)CXIB_GET(db, CXIB_QP_DB_SND_COUNTER);
 
-	if (qp->rq_type == CXIB_QPC_RQ_TYPE_REGULAR) {
+	if (qp->rq_type == CXIB_QPC_RQ_TYPE_REGULAR && !sq_only) {
 		limit = 1u << qp->log_rq;	/* a garbage counter cannot loop for long */
 		for (n = 0; rq_cons != rcv && n < limit; n++, rq_cons++)
 			cxfw_flush_cqe(dev, qp->cqn_rcv, qpn, false, 0, rq_cons);
@@ -576,8 +601,11 @@ static void cxfw_qp_flush(struct cxfw_dev *dev, uint32_t qpn)
 				break;
 			bbs = (CXIB_GET(ctrl, CXIB_WQE_CTRL_DS) * CXIB_WQE_DS_SIZE +
 			       CXIB_SEND_WQE_BB - 1) / CXIB_SEND_WQE_BB;
-			if (!bbs)
+			/* a garbage ds must not carry the consumer past the producer */
+			if (!bbs || bbs > CXIB_MAX_WQE_BBS)
 				bbs = 1;
+			if (bbs > (uint16_t)(snd - sq_cons))
+				bbs = (uint16_t)(snd - sq_cons);
 			cxfw_flush_cqe(dev, qp->cqn_snd, qpn, true,
 				       CXIB_GET(ctrl, CXIB_WQE_CTRL_OPCODE), sq_cons);
 			sq_cons = (uint16_t)(sq_cons + bbs);
@@ -585,9 +613,31 @@ static void cxfw_qp_flush(struct cxfw_dev *dev, uint32_t qpn)
 		}
 	}
 	pthread_mutex_lock(&dev->lock);
-	qp->rq_cons = rq_cons;
+	if (!sq_only)
+		qp->rq_cons = rq_cons;
 	qp->sq_cons = sq_cons;
 	pthread_mutex_unlock(&dev->lock);
+}
+
+/*
+ * One SQ doorbell: a QP in RTS hands its new WQEs to the requester; SQD starts nothing
+ * new (the requester finishes what it has); ERR and SQER flush; other states ignore it.
+ */
+static void cxfw_qp_sq_serve(struct cxfw_dev *dev, uint32_t qpn)
+{
+	struct cxfw_qp *qp;
+	uint8_t state;
+
+	pthread_mutex_lock(&dev->lock);
+	qp = cxfw_qp_lookup(dev, qpn);
+	state = qp ? qp->state : CXIB_QPC_STATE_RST;
+	pthread_mutex_unlock(&dev->lock);
+	if (!qp)
+		return;
+	if (state == CXIB_QPC_STATE_RTS)
+		cxfw_req_doorbell(dev, qp);
+	else if (state == CXIB_QPC_STATE_ERR || state == CXIB_QPC_STATE_SQER)
+		cxfw_qp_flush(dev, qpn);
 }
 
 /* Serve the SQ doorbells rung since the last call.  Worker only. */
@@ -616,7 +666,7 @@ void cxfw_qp_process(struct cxfw_dev *dev)
 					qp->sq_db_pending = false;
 				pthread_mutex_unlock(&dev->lock);
 				if (pending)
-					cxfw_qp_flush(dev, qpn);
+					cxfw_qp_sq_serve(dev, qpn);
 			}
 			continue;
 		} else {
@@ -627,7 +677,67 @@ void cxfw_qp_process(struct cxfw_dev *dev)
 		if (qp)
 			qp->sq_db_pending = false;
 		pthread_mutex_unlock(&dev->lock);
-		if (qp)		/* no send engine yet: only a QP in ERR consumes WQEs */
-			cxfw_qp_flush(dev, qpn);
+		if (qp)
+			cxfw_qp_sq_serve(dev, qpn);
 	}
+}
+
+struct cxfw_qp *cxfw_qp_find(const struct cxfw_dev *dev, uint32_t qpn)
+{
+	return cxfw_qp_lookup(dev, qpn);
+}
+
+void cxfw_qp_error(struct cxfw_dev *dev, struct cxfw_qp *qp, unsigned int event_type)
+{
+	uint32_t qpn = qp->qpn, data[7] = { 0 };
+	uint64_t eq = 0;
+	uint8_t from;
+
+	pthread_mutex_lock(&dev->lock);
+	from = qp->state;
+	if (from != CXIB_QPC_STATE_ERR && from != CXIB_QPC_STATE_RST)
+		qp->state = CXIB_QPC_STATE_ERR;
+	pthread_mutex_unlock(&dev->lock);
+	if (from == CXIB_QPC_STATE_ERR || from == CXIB_QPC_STATE_RST)
+		return;		/* already stopped: nothing to flush, no second event */
+	cxfw_log(dev, CXFW_LOG_DEBUG, "cxfw: QP 0x%x to ERR (event 0x%02x)", qpn, event_type);
+	cxfw_req_modify(dev, qp, from, CXIB_QPC_STATE_ERR);
+	cxfw_resp_modify(dev, qp, from, CXIB_QPC_STATE_ERR);
+	if (event_type)
+		eq = cxfw_eq_subscriber(dev, event_type);
+	if (eq) {
+		/* EQE data dword k is EQE dword 8 + k */
+		data[CXIB_DW(CXIB_EQE_QP_TYPE) - 8] |=
+			CXIB_FIELD_PREP(CXIB_EQE_QP_TYPE, CXIB_EVENT_QUEUE_TYPE_QP);
+		data[CXIB_DW(CXIB_EQE_QP_QPN) - 8] |= CXIB_FIELD_PREP(CXIB_EQE_QP_QPN, qpn);
+		cxfw_eq_post(dev, eq, event_type, 0, data);
+	}
+	cxfw_qp_flush(dev, qpn);
+}
+
+/*
+ * A send error on a UD or UC QP (IBA 10.3.1, the Send Queue Error state): the SQ stops
+ * and is flushed after the error CQE the caller wrote, the RQ keeps receiving; SQERR2RTS
+ * resumes.  An RC QP goes to ERR instead; a QP not in RTS/SQD is left alone.  No async
+ * event.
+ */
+void cxfw_qp_sq_error(struct cxfw_dev *dev, struct cxfw_qp *qp)
+{
+	uint8_t from;
+
+	if (qp->st == CXIB_QPC_ST_RC) {
+		cxfw_qp_error(dev, qp, 0);
+		return;
+	}
+	pthread_mutex_lock(&dev->lock);
+	from = qp->state;
+	if (from == CXIB_QPC_STATE_RTS || from == CXIB_QPC_STATE_SQD)
+		qp->state = CXIB_QPC_STATE_SQER;
+	pthread_mutex_unlock(&dev->lock);
+	if (from != CXIB_QPC_STATE_RTS && from != CXIB_QPC_STATE_SQD)
+		return;
+	cxfw_log(dev, CXFW_LOG_DEBUG, "cxfw: QP 0x%x to SQER", qp->qpn);
+	cxfw_req_modify(dev, qp, from, CXIB_QPC_STATE_SQER);
+	cxfw_resp_modify(dev, qp, from, CXIB_QPC_STATE_SQER);
+	cxfw_qp_flush(dev, qp->qpn);
 }

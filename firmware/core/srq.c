@@ -1,10 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * cxfw shared receive queues, resource side (PRM section 5.6, ISSI 0 commands):
- * CREATE_SRQ / DESTROY_SRQ / QUERY_SRQ and ARM_RQ op_mod 1 (SRQ limit watermark; op_mod 0, RQ objects, is refused
- * by the command engine).  No receive engine
- * yet: an SRQ holds its context, buffer and doorbell record address; the limit event
- * (0x14) will be raised by the receive engine when the posted count drops below lwm.
+ * CREATE_SRQ / DESTROY_SRQ / QUERY_SRQ and ARM_RQ op_mod 1 (SRQ limit watermark; op_mod 0,
+ * RQ objects, is refused by the command engine).  The receive engine (rq.c) takes WQEs
+ * from the linked list (cxfw_srq_wqe_addr) and reports each consumption here: when the
+ * number of posted-but-unconsumed WQEs drops below an armed lwm, one SRQ_RQ_LIMIT event
+ * (0x14) is posted and the SRQ disarmed until the next ARM_RQ.  A broken list (unreadable
+ * WQE, next_wqe_index outside the SRQ) puts the SRQ in error (QUERY_SRQ state 1, no more
+ * WQEs taken) with one SRQ_CATAS_ERROR event (0x12).
  *
  * SRQNs run 1 .. CXFW_MAX_SRQS - 1, lowest free first (never 0: with cqe_version 0 a CQE's
  * srqn 0 means "no SRQ").  An SRQ holds its PD and (XRC) CQ; a QP using it holds the SRQ.
@@ -33,11 +36,65 @@ void cxfw_srq_destroy_all(struct cxfw_dev *dev)
 {
 	unsigned int i;
 
+	cxfw_resp_dev_free(dev);	/* the QPs went first (cxfw_hca_release_resources) */
+
 	if (dev->srqs)
 		for (i = 0; i < CXFW_MAX_SRQS; i++)
 			cxfw_srq_free(dev->srqs[i]);
 	free(dev->srqs);
 	dev->srqs = NULL;
+}
+
+uint64_t cxfw_srq_wqe_addr(const struct cxfw_srq *srq, uint32_t idx)
+{
+	uint32_t stride = CXIB_GET(srq->srqc, CXIB_SRQC_LOG_RQ_STRIDE);
+	unsigned int shift = CXIB_ADAPTER_PAGE_SHIFT + CXIB_GET(srq->srqc, CXIB_SRQC_LOG_PAGE_SIZE);
+	uint64_t off = (uint64_t)CXIB_GET(srq->srqc, CXIB_SRQC_PAGE_OFFSET) * 64 +
+		       ((uint64_t)(idx & ((1u << srq->log_size) - 1)) << (4 + stride));
+
+	return srq->pas[off >> shift] + (off & ((1ull << shift) - 1));
+}
+
+/* SRQ events carry the SRQN in EQE data dword 6 (EQE dword 14). */
+static void cxfw_srq_event(struct cxfw_dev *dev, uint32_t srqn, unsigned int type)
+{
+	uint32_t data[7] = { 0 };
+	uint64_t eq = cxfw_eq_subscriber(dev, type);
+
+	if (!eq)
+		return;
+	data[CXIB_DW(CXIB_EQE_SRQ_SRQN) - 8] = CXIB_FIELD_PREP(CXIB_EQE_SRQ_SRQN, srqn);
+	cxfw_eq_post(dev, eq, type, 0, data);
+}
+
+void cxfw_srq_consumed(struct cxfw_dev *dev, uint32_t srqn, struct cxfw_srq *srq,
+		       uint16_t posted)
+{
+	bool fire = false;
+
+	pthread_mutex_lock(&dev->lock);
+	if (srq->armed && posted < srq->lwm) {
+		srq->armed = false;
+		fire = true;
+	}
+	pthread_mutex_unlock(&dev->lock);
+	if (fire)
+		cxfw_srq_event(dev, srqn, CXIB_EVENT_TYPE_SRQ_RQ_LIMIT);
+}
+
+void cxfw_srq_fail(struct cxfw_dev *dev, uint32_t srqn, struct cxfw_srq *srq, uint16_t next)
+{
+	bool first;
+
+	pthread_mutex_lock(&dev->lock);
+	first = !srq->error;
+	srq->error = true;
+	pthread_mutex_unlock(&dev->lock);
+	if (!first)
+		return;
+	cxfw_log(dev, CXFW_LOG_ERR, "cxfw: SRQ %u: WQE %u unreadable or links to %u, SRQ to error",
+		 srqn, srq->wqe_head, next);
+	cxfw_srq_event(dev, srqn, CXIB_EVENT_TYPE_SRQ_CATAS_ERROR);
 }
 
 uint8_t cxfw_cmd_create_srq(struct cxfw_dev *dev, struct cxfw_cmd *cmd)

@@ -786,6 +786,27 @@ static void cxib_pci_set_inject_fatal(Object *obj, Visitor *v, const char *name,
 	qemu_mutex_unlock(&s->fw_lock);
 }
 
+/*
+ * Counters: "qom-get <device> stats" returns the model's counters as "name=value ..."
+ * (cxfw_stats_format()); the lab shows them next to its measurements.
+ */
+static char *cxib_pci_get_stats(Object *obj, Error **errp)
+{
+	CxibPciState *s = CXIB_PCI(obj);
+	struct cxfw_stats st;
+	size_t len;
+	char *buf;
+
+	if (!s->fw) {
+		error_setg(errp, "stats: the device is not realized");
+		return NULL;
+	}
+	cxfw_get_stats(s->fw, &st);	/* the core's own lock; no fw_lock needed */
+	len = cxfw_stats_format(&st, NULL, 0) + 1;
+	buf = g_malloc(len);
+	cxfw_stats_format(&st, buf, len);
+	return buf;
+}
 
 static void cxib_pci_reset(DeviceState *dev)
 {
@@ -1047,6 +1068,9 @@ static void cxib_pci_class_init(ObjectClass *klass, void *data)
 				  cxib_pci_set_inject_fatal, NULL, NULL);
 	object_class_property_set_description(klass, "inject-fatal",
 		"write-only, at run time: firmware-fatal state with this health syndrome");
+	object_class_property_add_str(klass, "stats", cxib_pci_get_stats, NULL);
+	object_class_property_set_description(klass, "stats",
+		"read-only: the model's counters as name=value pairs");
 	for (i = 0; i < ARRAY_SIZE(cxib_pci_property_help); i++)
 		object_class_property_set_description(klass, cxib_pci_property_help[i].name,
 						      cxib_pci_property_help[i].desc);

@@ -102,6 +102,248 @@ static void fake_kick(void *opaque)
 	pthread_mutex_unlock(&fk->lock);
 }
 
+/* ---- the cable ---------------------------------------------------------------------- */
+
+static uint32_t cable_rand(struct fake_cable *c)
+{
+	uint32_t x = c->rng ? c->rng : (c->seed ? c->seed : 0x9e3779b9u);
+
+	/* xorshift32: deterministic for a given seed and packet order */
+	x ^= x << 13;
+	x ^= x >> 17;
+	x ^= x << 5;
+	c->rng = x;
+	return x;
+}
+
+static bool cable_chance(struct fake_cable *c, unsigned int pct)
+{
+	return pct && cable_rand(c) % 100 < pct;
+}
+
+static bool cable_enqueue(struct fake_cable *c, unsigned int to, const void *pkt, size_t len)
+{
+	struct fake_cable_pkt *q;
+
+	if (c->nq == FAKE_CABLE_MAX_QUEUED) {
+		c->overflow++;
+		return false;
+	}
+	q = &c->q[c->nq];
+	q->data = malloc(len ? len : 1);
+	if (!q->data) {
+		c->overflow++;
+		return false;
+	}
+	memcpy(q->data, pkt, len);
+	q->len = len;
+	q->to = to;
+	q->due = c->round + c->delay_rounds;
+	c->nq++;
+	return true;
+}
+
+/* Release the packet held back for reordering in direction @from, if any. */
+static void cable_release_held(struct fake_cable *c, unsigned int from)
+{
+	struct fake_cable_pkt *h = &c->held[from];
+
+	if (!c->holding[from])
+		return;
+	c->holding[from] = false;
+	cable_enqueue(c, !from, h->data, h->len);
+	free(h->data);
+	h->data = NULL;
+}
+
+static void cable_put(struct fake_cable *c, unsigned int from, const uint8_t *pkt, size_t len)
+{
+	unsigned int n = ++c->sent[from];
+	bool dup;
+
+	if (len > FAKE_CABLE_PKT_MAX)
+		c->oversize++;
+	if (c->cut || (c->tap && !c->tap(c->tap_arg, from, pkt, len)) ||
+	    (c->drop_every && n % c->drop_every == 0) || cable_chance(c, c->drop_pct)) {
+		c->dropped[from]++;
+		return;
+	}
+	dup = (c->dup_every && n % c->dup_every == 0) || cable_chance(c, c->dup_pct);
+	if (c->reorder_every && n % c->reorder_every == 0 && !c->holding[from]) {
+		struct fake_cable_pkt *h = &c->held[from];
+
+		h->data = malloc(len ? len : 1);
+		if (h->data) {
+			memcpy(h->data, pkt, len);
+			h->len = len;
+			c->holding[from] = true;
+			c->reordered[from]++;
+			if (dup) {
+				c->duplicated[from]++;
+				cable_enqueue(c, !from, pkt, len);
+			}
+			return;
+		}
+	}
+	cable_enqueue(c, !from, pkt, len);
+	if (dup) {
+		c->duplicated[from]++;
+		cable_enqueue(c, !from, pkt, len);
+	}
+	cable_release_held(c, from);
+}
+
+static int fake_port_send(void *opaque, unsigned int port, const void *pkt, size_t len)
+{
+	struct fake *fk = opaque;
+
+	if (port != 1 || !fk->cable) {
+		fk->pkts_unplugged++;
+		return 0;	/* on the wire, nobody listens */
+	}
+	cable_put(fk->cable, fk->cable_end, pkt, len);
+	return 0;
+}
+
+struct fake_cable *fake_cable_new(void)
+{
+	return calloc(1, sizeof(struct fake_cable));
+}
+
+static void cable_flush(struct fake_cable *c)
+{
+	unsigned int i;
+
+	for (i = 0; i < c->nq; i++)
+		free(c->q[i].data);
+	c->nq = 0;
+	for (i = 0; i < 2; i++) {
+		free(c->held[i].data);
+		c->held[i].data = NULL;
+		c->holding[i] = false;
+	}
+}
+
+void fake_cable_free(struct fake_cable *c)
+{
+	unsigned int i;
+
+	if (!c)
+		return;
+	for (i = 0; i < 2; i++)
+		if (c->fk[i] && c->fk[i]->cable == c)
+			c->fk[i]->cable = NULL;
+	cable_flush(c);
+	free(c);
+}
+
+void fake_cable_plug(struct fake_cable *c, unsigned int end, struct fake *fk,
+		     struct cxfw_dev *dev)
+{
+	c->fk[end] = fk;
+	c->dev[end] = dev;
+	fk->cable = c;
+	fk->cable_end = end;
+	cxfw_port_link(dev, 1, true);
+}
+
+void fake_cable_link(struct fake_cable *c, bool up)
+{
+	unsigned int i;
+
+	if (!up)
+		cable_flush(c);
+	for (i = 0; i < 2; i++)
+		if (c->dev[i])
+			cxfw_port_link(c->dev[i], 1, up);
+}
+
+unsigned int fake_cable_queued(const struct fake_cable *c)
+{
+	return c->nq + c->holding[0] + c->holding[1];
+}
+
+unsigned int fake_cable_round(struct fake_cable *c)
+{
+	unsigned int before = c->sent[0] + c->sent[1], i, n, kept = 0, delivered = 0;
+	unsigned int kicks[2] = { 0, 0 }, kicked = 0;
+
+	/* a kick (e.g. a packet on a device's internal loopback path) is work too */
+	for (i = 0; i < 2; i++)
+		if (c->fk[i])
+			kicks[i] = fake_kicks(c->fk[i]);
+	for (i = 0; i < 2; i++)
+		if (c->dev[i])
+			cxfw_process(c->dev[i]);
+	/* deliver what is due now; packets sent while delivering wait for the next round */
+	n = c->nq;
+	for (i = 0; i < n; i++) {
+		struct fake_cable_pkt p = c->q[i];
+
+		if (p.due > c->round || !c->dev[p.to]) {
+			if (p.due > c->round)
+				c->q[kept++] = p;
+			else
+				free(p.data);
+			continue;
+		}
+		c->delivered[!p.to]++;
+		delivered++;
+		if (c->rx_tap)
+			c->rx_tap(c->rx_tap_arg, p.to, p.data, p.len);
+		cxfw_port_receive(c->dev[p.to], 1, p.data, p.len);
+		free(p.data);
+	}
+	/* keep the not-yet-due ones in order, ahead of what the deliveries sent */
+	memmove(&c->q[kept], &c->q[n], (c->nq - n) * sizeof(c->q[0]));
+	c->nq = kept + (c->nq - n);
+	c->round++;
+	for (i = 0; i < 2; i++)
+		if (c->fk[i] && fake_kicks(c->fk[i]) != kicks[i])
+			kicked++;
+	return delivered + kicked + (c->sent[0] + c->sent[1] - before);
+}
+
+int fake_cable_pump(struct fake_cable *c, unsigned int max_rounds)
+{
+	unsigned int r;
+
+	for (r = 1; r <= max_rounds; r++) {
+		if (fake_cable_round(c))
+			continue;
+		if (c->holding[0] || c->holding[1]) {
+			/* nothing follows a held packet: let it go */
+			cable_release_held(c, 0);
+			cable_release_held(c, 1);
+			continue;
+		}
+		if (!c->nq)
+			return (int)r;
+	}
+	return -1;
+}
+
+long fake_cable_pump_time(struct fake_cable *c, uint64_t step_ns, uint64_t total_ns)
+{
+	uint64_t elapsed = 0;
+	long rounds = 0;
+	bool stuck = false;
+	unsigned int i;
+	int r;
+
+	for (;;) {
+		r = fake_cable_pump(c, 100000);
+		stuck |= r < 0;
+		rounds += r < 0 ? 100000 : r;
+		if (elapsed >= total_ns || !step_ns)
+			return stuck ? -1 : rounds;
+		for (i = 0; i < 2; i++)
+			if (c->fk[i])
+				fake_advance_ns(c->fk[i], step_ns);
+		elapsed += step_ns;
+	}
+}
+
 static void fake_log(void *opaque, enum cxfw_log_level level, const char *msg)
 {
 	struct fake *fk = opaque;
@@ -134,6 +376,11 @@ void fake_fini(struct fake *fk)
 {
 	if (!fk->mem)
 		return;
+	if (fk->cable) {
+		fk->cable->fk[fk->cable_end] = NULL;
+		fk->cable->dev[fk->cable_end] = NULL;
+		fk->cable = NULL;
+	}
 	pthread_cond_destroy(&fk->kicked);
 	pthread_mutex_destroy(&fk->lock);
 	free(fk->mem);
@@ -150,6 +397,7 @@ void fake_platform(struct fake *fk, struct cxfw_platform *plat)
 	plat->clock_ns = fake_clock_ns;
 	plat->kick = fake_kick;
 	plat->log = fake_log;
+	plat->port_send = fake_port_send;
 }
 
 void fake_advance_ns(struct fake *fk, uint64_t ns)

@@ -15,6 +15,8 @@
 
 #include "cxfw.h"
 
+struct fake_cable;
+
 #define FAKE_MEM_BASE		0x100000ull	/* guest address 0 is deliberately unmapped */
 #define FAKE_MEM_SIZE		(8u << 20)
 /* Guest memory map the tests use (offsets from the base). */
@@ -52,10 +54,103 @@ struct fake {
 	/* If set, each DMA read first touches this device's BAR0 (re-entrancy test). */
 	struct cxfw_dev *reenter;
 
+	/* The cable this device's port 1 is plugged into (NULL: packets are counted, dropped). */
+	struct fake_cable *cable;
+	unsigned int cable_end;		/* 0 or 1 */
+	unsigned int pkts_unplugged;	/* port_send with no cable */
+
 	unsigned int logs[3];		/* per enum cxfw_log_level */
 	char last_log[256];
 	bool verbose;			/* CXFW_TEST_VERBOSE set: echo log lines */
 };
+
+/*
+ * An in-memory cable between port 1 of two devices (or of one device and nothing).  A
+ * device's port_send() queues the packet towards the other end; packets reach the other
+ * device only from fake_cable_pump*(), which alternates cxfw_process() on both devices
+ * with cxfw_port_receive() of the queued packets, so the core is never re-entered.
+ *
+ *	struct fake_cable *c = fake_cable_new();
+ *	fake_cable_plug(c, 0, &fk_a, dev_a);
+ *	fake_cable_plug(c, 1, &fk_b, dev_b);		// also calls cxfw_port_link(.., up)
+ *	c->drop_pct = 5; c->seed = 42;			// knobs, any time
+ *	fake_cable_pump(c, 1000);			// until quiet
+ *
+ * Knobs apply to every packet put on the cable (both directions) in this order: cut (drop
+ * everything), tap (test callback may drop or let pass), drop_every (every Nth packet),
+ * drop_pct (seeded pseudo-random), dup_every / dup_pct (deliver twice), reorder_every
+ * (deliver after the next packet of the same direction), delay_rounds (deliver K rounds
+ * later).  The random sequence depends only on @seed and the packet order, so a failing
+ * lossy run is reproducible.
+ */
+#define FAKE_CABLE_MAX_QUEUED	4096
+#define FAKE_CABLE_PKT_MAX	4352	/* > CXFW_PKT_MAX: a longer packet is a model bug */
+
+struct fake_cable_pkt {
+	unsigned int to;		/* receiving end */
+	uint64_t due;			/* pump round at which it may be delivered */
+	size_t len;
+	uint8_t *data;
+};
+
+struct fake_cable {
+	struct fake *fk[2];
+	struct cxfw_dev *dev[2];
+	/* knobs */
+	bool cut;
+	unsigned int drop_every;	/* 0: off; N: drop packets N, 2N, ... */
+	unsigned int drop_pct;		/* 0..100, seeded */
+	unsigned int dup_every, dup_pct;
+	unsigned int reorder_every;	/* N: packet N, 2N, ... swaps with the next one */
+	unsigned int delay_rounds;
+	uint32_t seed;
+	/* return false to drop @pkt (sent by end @from); may inspect it. */
+	bool (*tap)(void *arg, unsigned int from, const uint8_t *pkt, size_t len);
+	void *tap_arg;
+	/* called for every packet just before cxfw_port_receive() on end @to (may be NULL) */
+	void (*rx_tap)(void *arg, unsigned int to, const uint8_t *pkt, size_t len);
+	void *rx_tap_arg;
+	/* state */
+	uint64_t round;
+	uint32_t rng;
+	struct fake_cable_pkt q[FAKE_CABLE_MAX_QUEUED];
+	unsigned int nq;
+	struct fake_cable_pkt held[2];	/* reorder: one packet per direction held back */
+	bool holding[2];
+	/* counters, per sending end */
+	unsigned int sent[2], delivered[2], dropped[2], duplicated[2], reordered[2];
+	unsigned int overflow;		/* queue full (a test bug or a packet storm) */
+	unsigned int oversize;		/* packet longer than FAKE_CABLE_PKT_MAX */
+};
+
+struct fake_cable *fake_cable_new(void);
+/* Unplugs both ends (link down not signalled) and frees queued packets. */
+void fake_cable_free(struct fake_cable *c);
+/* Plug @dev (platform @fk) in as end @end and bring its port 1 up. */
+void fake_cable_plug(struct fake_cable *c, unsigned int end, struct fake *fk,
+		     struct cxfw_dev *dev);
+/* Link state of both ends' port 1 (a pulled cable also drops everything in flight). */
+void fake_cable_link(struct fake_cable *c, bool up);
+/*
+ * One round: cxfw_process() on each plugged device, then deliver every queued packet
+ * that is due.  Returns the number of packets sent or delivered during the round plus the
+ * number of devices that kicked (asked for cxfw_process()) during it.
+ */
+unsigned int fake_cable_round(struct fake_cable *c);
+/*
+ * Rounds until one sends and delivers nothing with nothing left queued (quiet), at most
+ * @max_rounds.  Returns the rounds run, or -1 if still busy after @max_rounds.
+ */
+int fake_cable_pump(struct fake_cable *c, unsigned int max_rounds);
+/*
+ * Like fake_cable_pump(), but each time the cable is quiet the clocks of both devices
+ * move forward by @step_ns, until @total_ns of fake time has passed: lets local ACK
+ * timeouts and RNR timers fire.  Returns the rounds run, or -1 if the cable once did not
+ * get quiet within 100000 rounds (it carries on with the clock anyway).
+ */
+long fake_cable_pump_time(struct fake_cable *c, uint64_t step_ns, uint64_t total_ns);
+/* Packets waiting on the cable (both directions, held ones included). */
+unsigned int fake_cable_queued(const struct fake_cable *c);
 
 int fake_init(struct fake *fk, uint64_t base, size_t size);
 void fake_fini(struct fake *fk);

@@ -12,7 +12,7 @@
 #include "drv.h"
 #include "test.h"
 
-#define MAX_TESTS 256
+#define MAX_TESTS 1024
 
 static struct {
 	const char *name;

@@ -242,3 +242,27 @@ TEST(clock_going_backwards_is_harmless)
 	CHECK_EQ(rd32(t->dev, 0x1004), 0);
 	CHECK_EQ(rd32(t->dev, 0x1fc), 0x80000000);
 }
+
+TEST(stats_format_names_every_counter)
+{
+	struct cxfw_stats st;
+	char buf[4096], small[16];
+	size_t need, n;
+
+	memset(&st, 0, sizeof(st));
+	st.link_up[0] = true;
+	st.sq_doorbells = 7;
+	st.mcast_pkts_received = 12345678901ull;	/* the last counter */
+	st.mmio_reads = 3;				/* the first */
+	need = cxfw_stats_format(&st, buf, sizeof(buf));
+	CHECK_EQ(need, strlen(buf));
+	CHECK(strncmp(buf, "link_up1=1 link_up2=0 mmio_reads=3 ", 35) == 0);
+	CHECK(strstr(buf, " sq_doorbells=7 ") != NULL);
+	CHECK(strstr(buf, " mcast_pkts_received=12345678901") != NULL);
+	CHECK(buf[need - 1] != ' ');
+	/* a short buffer is truncated, terminated, and the needed length still reported */
+	n = cxfw_stats_format(&st, small, sizeof(small));
+	CHECK_EQ(n, need);
+	CHECK_EQ(strlen(small), sizeof(small) - 1);
+	CHECK_EQ(cxfw_stats_format(&st, NULL, 0), need);
+}

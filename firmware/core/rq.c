@@ -1,0 +1,1313 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * cxfw responder (engine.h): request packets -> guest memory and receive WQEs.
+ *
+ * Receive WQEs: a regular RQ is consumed in order from qp->rq_cons up to the receive
+ * counter of the QP's doorbell record (the record is the authority); an SRQ is a linked
+ * list followed from srq->wqe_head through each WQE's next segment, bounded by the SRQ
+ * doorbell record's counter.  A WQE is a scatter list of data segments ending at the first
+ * CXIB_INVALID_LKEY entry or the stride end (prm-subset.md 6.2, 5.6).  A regular RQ WQE is
+ * counted consumed when its CQE is written (so a QP that fails mid-message flushes it); an
+ * SRQ WQE leaves the SRQ when a message takes it.  An unreadable WQE (or an SRQ link
+ * outside the SRQ, which also puts the SRQ in error) completes with LOCAL_QP_OP_ERR.
+ *
+ * RC (ib-transport.md 4): ePSN from next_rcv_psn at INIT2RTR; PSN ahead -> one sequence
+ * NAK until ePSN arrives; behind -> duplicate (re-ACK; READ re-executed from the requested
+ * PSN; atomics replayed from the resource ring, never re-executed); opcode sequence and
+ * length checks; SEND / WRITE / READ / atomics with MSN counting; ACKs coalesced: sent at
+ * once for AckReq, otherwise from cxfw_resp_process() after the batch.  READ responses and
+ * atomic ACKs are streamed from the resource ring (2^log_rra_max entries) in PSN order,
+ * at most CXFW_RESP_BUDGET packets per QP per pass, and a coalesced ACK waits for them.
+ * UC (5.1): no ACKs; a PSN gap or bad packet drops the rest of the message; a FIRST/ONLY
+ * packet resynchronises.  UD (5.2): Q_Key check, 40-byte GRH area, src QP / SLID / SL /
+ * G in the CQE, P_Key index for QP1.
+ *
+ * Responses go back to the source of the request (port, SLID, SL, P_Key, GIDs swapped).
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include <cxib/ibwire.h>
+
+#include "cxfw_priv.h"
+
+/* AETH syndromes the responder sends (ib-transport.md 1.6). */
+#define CXFW_AETH_ACK		CXIB_AETH_ACK(CXIB_AETH_CREDIT_INVALID)
+#define CXFW_AETH_NAK_SEQ	CXIB_AETH_NAK(CXIB_AETH_NAK_PSN_SEQ_ERR)
+#define CXFW_AETH_NAK_INV	CXIB_AETH_NAK(CXIB_AETH_NAK_INVALID_REQ)
+#define CXFW_AETH_NAK_ACCESS	CXIB_AETH_NAK(CXIB_AETH_NAK_REMOTE_ACCESS_ERR)
+#define CXFW_AETH_NAK_OP	CXIB_AETH_NAK(CXIB_AETH_NAK_REMOTE_OP_ERR)
+
+#define CXFW_PSN_HALF		0x800000u
+#define CXFW_MSN_MASK		0xffffffu
+#define CXFW_MTU_SHIFT_BASE	7		/* path MTU enum m -> 128 << m bytes */
+#define CXFW_RETH_MAX_LEN	(1u << 31)
+#define CXFW_ATOMIC_LEN		8
+#define CXFW_RESP_BUDGET	64		/* response packets per QP per pass */
+#define CXFW_RESP_CHECK_CHUNK	(64u << 10)	/* R_Key range checks go this far at a time */
+#define CXFW_RESP_MAX_PIECES	18		/* pieces of one check chunk or one packet */
+#define CXFW_RESP_WQE_MAX	512		/* largest receive WQE (16 << 5) */
+
+enum {
+	CXFW_RESP_MSG_NONE	= 0,
+	CXFW_RESP_MSG_SEND	= 1,
+	CXFW_RESP_MSG_WRITE	= 2,
+};
+
+enum {
+	CXFW_RESP_RES_READ	= 1,
+	CXFW_RESP_RES_ATOMIC	= 2,
+};
+
+/* QPs with deferred work (coalesced ACKs, READ responses), oldest first. */
+struct cxfw_resp_dev {
+	uint32_t *qpns;
+	unsigned int n, cap;
+};
+
+/* Receive WQE lookup results. */
+enum {
+	CXFW_WQE_OK		= 0,
+	CXFW_WQE_NONE		= 1,
+	CXFW_WQE_BAD		= 2,
+};
+
+static uint32_t psn_add(uint32_t psn, uint32_t n)
+{
+	return (psn + n) & CXIB_PSN_MASK;
+}
+
+/* 0 equal, > 0 @a is ahead of @b, < 0 behind (modulo 2^24, half window). */
+static int psn_cmp(uint32_t a, uint32_t b)
+{
+	uint32_t d = (a - b) & CXIB_PSN_MASK;
+
+	return d == 0 ? 0 : d < CXFW_PSN_HALF ? 1 : -1;
+}
+
+static uint32_t resp_mtu(const struct cxfw_qp *qp)
+{
+	uint32_t m = CXIB_GET(qp->qpc, CXIB_QPC_MTU);
+
+	if (m < CXIB_QPC_MTU_256 || m > CXIB_QPC_MTU_4096)
+		m = CXIB_QPC_MTU_256;
+	return 1u << (CXFW_MTU_SHIFT_BASE + m);
+}
+
+static unsigned int resp_nres(const struct cxfw_qp *qp)
+{
+	unsigned int n = 1u << CXIB_GET(qp->qpc, CXIB_QPC_LOG_RRA_MAX);
+
+	return n > CXFW_RESP_MAX_RES ? CXFW_RESP_MAX_RES : n;
+}
+
+static bool resp_is_srq(const struct cxfw_qp *qp)
+{
+	return qp->rq_type == CXIB_QPC_RQ_TYPE_SRQ && qp->srqn;
+}
+
+static uint8_t resp_qp_state(struct cxfw_dev *dev, const struct cxfw_qp *qp)
+{
+	uint8_t s;
+
+	pthread_mutex_lock(&dev->lock);
+	s = qp->state;
+	pthread_mutex_unlock(&dev->lock);
+	return s;
+}
+
+/* ---- deferred work list ---------------------------------------------------------------- */
+
+static void resp_queue(struct cxfw_dev *dev, struct cxfw_qp *qp)
+{
+	struct cxfw_resp_dev *rd = dev->resp_dev;
+
+	if (qp->resp.queued)
+		return;
+	if (!rd) {
+		rd = calloc(1, sizeof(*rd));
+		if (!rd)
+			return;
+		dev->resp_dev = rd;
+	}
+	if (rd->n == rd->cap) {
+		unsigned int cap = rd->cap ? rd->cap * 2 : 16;
+		uint32_t *q = realloc(rd->qpns, cap * sizeof(*q));
+
+		if (!q)
+			return;
+		rd->qpns = q;
+		rd->cap = cap;
+	}
+	rd->qpns[rd->n++] = qp->qpn;
+	qp->resp.queued = true;
+	/* a packet from the cable is handled outside cxfw_process(): make sure one follows */
+	dev->plat.kick(dev->plat.opaque);
+}
+
+/* Called by srq.c's cxfw_srq_destroy_all() at function reset: every QP is gone. */
+void cxfw_resp_dev_free(struct cxfw_dev *dev)
+{
+	struct cxfw_resp_dev *rd = dev->resp_dev;
+
+	if (rd)
+		free(rd->qpns);
+	free(rd);
+	dev->resp_dev = NULL;
+}
+
+/* ---- packets out --------------------------------------------------------------------- */
+
+static void resp_pkt_init(const struct cxfw_qp *qp, struct cxfw_pkt *o, uint8_t operation,
+			  uint32_t psn)
+{
+	const struct cxfw_resp_reply *r = &qp->resp.reply;
+
+	memset(o, 0, sizeof(*o));
+	o->opcode = (uint8_t)(CXIB_BTH_OP_CLASS_RC | operation);
+	o->dqpn = CXIB_GET(qp->qpc, CXIB_QPC_REMOTE_QPN);
+	o->psn = psn & CXIB_PSN_MASK;
+	o->dlid = r->dlid;
+	o->sl = r->sl;
+	o->pkey = r->pkey;
+	o->grh = r->grh;
+	if (r->grh) {
+		o->tclass = r->tclass;
+		o->hop_limit = r->hop_limit;
+		o->flow_label = r->flow_label;
+		memcpy(o->sgid, r->sgid, sizeof(o->sgid));
+		memcpy(o->dgid, r->dgid, sizeof(o->dgid));
+	}
+}
+
+static void resp_send_ack(struct cxfw_dev *dev, struct cxfw_qp *qp, uint8_t synd,
+			  uint32_t psn)
+{
+	struct cxfw_pkt o;
+
+	resp_pkt_init(qp, &o, CXIB_BTH_OP_ACKNOWLEDGE, psn);
+	o.aeth_synd = synd;
+	o.aeth_msn = qp->resp.msn;
+	cxfw_wire_send(dev, qp->resp.reply.port, &o);
+	pthread_mutex_lock(&dev->lock);
+	if (synd == CXFW_AETH_ACK) {
+		dev->stats.acks_sent++;
+	} else {
+		dev->stats.naks_sent++;
+		if (CXIB_AETH_SYND_TYPE(synd) == CXIB_AETH_TYPE_RNR_NAK)
+			dev->stats.rnr_naks_sent++;
+	}
+	pthread_mutex_unlock(&dev->lock);
+}
+
+/* ---- receive WQEs ---------------------------------------------------------------------- */
+
+/* Parse the data segments of a receive WQE image (@first: byte offset of the first one). */
+static void resp_parse_sges(struct cxfw_resp *r, const uint8_t *wqe, unsigned int size,
+			    unsigned int first)
+{
+	unsigned int off;
+
+	r->nsge = 0;
+	for (off = first; off + sizeof(struct cxib_wqe_data_seg) <= size &&
+	     r->nsge < CXFW_RESP_MAX_SGE; off += sizeof(struct cxib_wqe_data_seg)) {
+		const __be32 *d = (const __be32 *)(wqe + off);
+		uint32_t lkey = CXIB_GET(d, CXIB_WQE_DATA_LKEY);
+
+		if (lkey == CXIB_INVALID_LKEY)
+			break;
+		r->sge[r->nsge].lkey = lkey;
+		r->sge[r->nsge].len = CXIB_GET(d, CXIB_WQE_DATA_BYTE_COUNT);
+		r->sge[r->nsge].addr = CXIB_GET64(d, CXIB_WQE_DATA_ADDR);
+		r->nsge++;
+	}
+	r->rcv_off = 0;
+}
+
+/* Take the next receive WQE into qp->resp (CXFW_WQE_*). */
+static int resp_get_wqe(struct cxfw_dev *dev, struct cxfw_qp *qp)
+{
+	struct cxfw_resp *r = &qp->resp;
+	uint8_t wqe[CXFW_RESP_WQE_MAX];
+	unsigned int size;
+
+	if (r->have_wqe)
+		return CXFW_WQE_OK;
+	if (resp_is_srq(qp)) {
+		struct cxfw_srq *srq;
+		uint64_t dbr, addr;
+		uint16_t head, cons, next;
+		uint32_t log_size;
+		__be32 db;
+
+		pthread_mutex_lock(&dev->lock);
+		srq = cxfw_srq_lookup(dev, qp->srqn);
+		pthread_mutex_unlock(&dev->lock);
+		if (!srq || srq->error)
+			return CXFW_WQE_NONE;
+		/* SRQs are destroyed by commands, which run in this thread: srq stays valid */
+		dbr = CXIB_GET64(srq->srqc, CXIB_SRQC_DBR_ADDR);
+		size = 16u << CXIB_GET(srq->srqc, CXIB_SRQC_LOG_RQ_STRIDE);
+		log_size = srq->log_size;
+		head = srq->wqe_head;
+		cons = srq->wqe_cons;
+		if (dev->plat.dma_read(dev->plat.opaque, dbr, &db, sizeof(db)))
+			return CXFW_WQE_BAD;
+		if ((uint16_t)(CXIB_GET(&db, CXIB_SRQ_DB_WQE_COUNTER) - cons) == 0)
+			return CXFW_WQE_NONE;
+		addr = cxfw_srq_wqe_addr(srq, head);
+		r->wqe_idx = head;
+		r->nsge = 0;
+		r->have_wqe = true;	/* even a bad one: it gets the error CQE */
+		next = 0;
+		if (size > sizeof(wqe) ||
+		    dev->plat.dma_read(dev->plat.opaque, addr, wqe, size) ||
+		    (next = (uint16_t)CXIB_GET(wqe, CXIB_WQE_SRQ_NEXT_NEXT_WQE_INDEX)) >=
+		    (1u << log_size)) {
+			/* the list is broken: nothing after this WQE can be found */
+			cxfw_srq_fail(dev, qp->srqn, srq, next);
+			return CXFW_WQE_BAD;
+		}
+		resp_parse_sges(r, wqe, size, sizeof(struct cxib_wqe_srq_next_seg));
+		srq->wqe_head = next;
+		srq->wqe_cons = (uint16_t)(cons + 1);
+		cxfw_srq_consumed(dev, qp->srqn, srq,
+				  (uint16_t)(CXIB_GET(&db, CXIB_SRQ_DB_WQE_COUNTER) - cons - 1));
+		return CXFW_WQE_OK;
+	}
+	if (qp->rq_type != CXIB_QPC_RQ_TYPE_REGULAR || !qp->pas)
+		return CXFW_WQE_NONE;
+	{
+		uint16_t cons;
+		__be32 db[2];
+
+		pthread_mutex_lock(&dev->lock);
+		cons = qp->rq_cons;
+		pthread_mutex_unlock(&dev->lock);
+		if (dev->plat.dma_read(dev->plat.opaque, qp->dbr, db, sizeof(db)))
+			return CXFW_WQE_BAD;
+		if ((uint16_t)(CXIB_GET(db, CXIB_QP_DB_RCV_COUNTER) - cons) == 0)
+			return CXFW_WQE_NONE;
+		size = 16u << qp->rq_stride;
+		r->wqe_idx = cons;
+		r->nsge = 0;
+		r->have_wqe = true;	/* even a bad one: it gets the error CQE */
+		if (size > sizeof(wqe) ||
+		    dev->plat.dma_read(dev->plat.opaque, cxfw_qp_wqe_addr(qp, false, cons), wqe,
+				       size))
+			return CXFW_WQE_BAD;
+		resp_parse_sges(r, wqe, size,
+				CXIB_GET(qp->qpc, CXIB_QPC_WQ_SIGNATURE) ?
+				sizeof(struct cxib_wqe_data_seg) : 0);
+		return CXFW_WQE_OK;
+	}
+}
+
+/* The held WQE is done (its CQE was written): a regular RQ moves on. */
+static void resp_wqe_done(struct cxfw_dev *dev, struct cxfw_qp *qp)
+{
+	struct cxfw_resp *r = &qp->resp;
+
+	if (!r->have_wqe)
+		return;
+	r->have_wqe = false;
+	pthread_mutex_lock(&dev->lock);
+	if (!resp_is_srq(qp) && qp->rq_cons == r->wqe_idx)
+		qp->rq_cons++;
+	dev->stats.recv_wqes++;
+	pthread_mutex_unlock(&dev->lock);
+}
+
+static uint32_t resp_pd(struct cxfw_dev *dev, const struct cxfw_qp *qp)
+{
+	uint32_t pd = qp->pd;
+
+	if (resp_is_srq(qp)) {
+		struct cxfw_srq *srq;
+
+		pthread_mutex_lock(&dev->lock);
+		srq = cxfw_srq_lookup(dev, qp->srqn);
+		if (srq)
+			pd = srq->pd;
+		pthread_mutex_unlock(&dev->lock);
+	}
+	return pd;
+}
+
+/*
+ * Place @len bytes (@data, or nothing but the offset when NULL) at the current offset of
+ * the held WQE's scatter list: 0, or the CQE syndrome (LOCAL_LENGTH_ERR when the list is
+ * too short, LOCAL_PROT_ERR for a bad lkey / range / access / DMA).
+ */
+static uint8_t resp_scatter(struct cxfw_dev *dev, struct cxfw_qp *qp, const uint8_t *data,
+			    uint32_t len)
+{
+	struct cxfw_resp *r = &qp->resp;
+	uint64_t total = 0, pos = 0, off = r->rcv_off;
+	uint32_t pd = resp_pd(dev, qp), done = 0;
+	unsigned int i;
+
+	for (i = 0; i < r->nsge; i++)
+		total += r->sge[i].len;
+	if (off + len > total)
+		return CXIB_CQE_SYND_LOCAL_LENGTH_ERR;
+	for (i = 0; i < r->nsge && done < len; i++) {
+		const struct cxfw_resp_sge *s = &r->sge[i];
+		struct cxfw_sg sg[CXFW_RESP_MAX_PIECES];
+		uint32_t in, chunk;
+		unsigned int n, k;
+		uint8_t st;
+
+		if (off + done >= pos + s->len) {
+			pos += s->len;
+			continue;
+		}
+		in = (uint32_t)(off + done - pos);
+		chunk = s->len - in < len - done ? s->len - in : len - done;
+		if (data) {
+			st = cxfw_mkey_translate(dev, s->lkey, pd, CXFW_ACCESS_LOCAL_WRITE,
+						 s->addr + in, chunk, sg, CXFW_RESP_MAX_PIECES, &n);
+			if (st)
+				return CXIB_CQE_SYND_LOCAL_PROT_ERR;
+			for (k = 0, st = 0; k < n; k++) {
+				if (dev->plat.dma_write(dev->plat.opaque, sg[k].addr, data + done,
+							sg[k].len))
+					return CXIB_CQE_SYND_LOCAL_PROT_ERR;
+				done += sg[k].len;
+			}
+			cxfw_stat_add(dev, &dev->stats.dma_write_bytes, chunk);
+		} else {
+			done += chunk;
+		}
+		pos += s->len;
+	}
+	r->rcv_off += len;
+	return 0;
+}
+
+/* ---- completions --------------------------------------------------------------------- */
+
+static void resp_cqe_common(const struct cxfw_qp *qp, struct cxib_cqe64 *cqe)
+{
+	memset(cqe, 0, sizeof(*cqe));
+	if (resp_is_srq(qp))
+		CXIB_SET(cqe, CXIB_CQE_SRQN_UIDX, qp->srqn);
+}
+
+/* CQ overflow or a vanished CQ: the QP goes to ERR without a NAK (class G). */
+static void resp_cq_failed(struct cxfw_dev *dev, struct cxfw_qp *qp)
+{
+	cxfw_log(dev, CXFW_LOG_ERR, "cxfw: QP 0x%x: receive CQ %u unusable, QP to error",
+		 qp->qpn, qp->cqn_rcv);
+	cxfw_qp_error(dev, qp, CXIB_EVENT_TYPE_WQ_CATAS_ERROR);
+}
+
+/* P_Key index of @pkey on @port (QP1 receive CQEs), 0 if not in the table. */
+static uint16_t resp_pkey_index(struct cxfw_dev *dev, unsigned int port, uint16_t pkey)
+{
+	uint16_t idx = 0;
+	unsigned int i;
+
+	if (port < 1 || port > CXFW_MAX_PORTS)
+		return 0;
+	pthread_mutex_lock(&dev->lock);
+	for (i = 0; i < CXFW_PKEY_TABLE_LEN; i++)
+		if (dev->ports[port - 1].pkeys[i] == pkey) {
+			idx = (uint16_t)i;
+			break;
+		}
+	pthread_mutex_unlock(&dev->lock);
+	return idx;
+}
+
+/* Successful completion of the held WQE. */
+static void resp_complete(struct cxfw_dev *dev, struct cxfw_qp *qp, const struct cxfw_pkt *p,
+			  unsigned int opcode, uint32_t byte_cnt, uint32_t imm_inval)
+{
+	bool ud = qp->st == CXIB_QPC_ST_UD || qp->st == CXIB_QPC_ST_QP0 ||
+		  qp->st == CXIB_QPC_ST_QP1;
+	struct cxib_cqe64 cqe;
+
+	resp_cqe_common(qp, &cqe);
+	CXIB_SET(&cqe, CXIB_CQE_OPCODE, opcode);
+	CXIB_SET(&cqe, CXIB_CQE_BYTE_CNT, byte_cnt);
+	CXIB_SET(&cqe, CXIB_CQE_QPN, qp->qpn);
+	CXIB_SET(&cqe, CXIB_CQE_WQE_COUNTER, qp->resp.wqe_idx);
+	CXIB_SET(&cqe, CXIB_CQE_SE, p->se);
+	CXIB_SET(&cqe, CXIB_CQE_SLID, p->slid);
+	CXIB_SET(&cqe, CXIB_CQE_SL, p->sl);
+	CXIB_SET(&cqe, CXIB_CQE_G, p->grh ? CXIB_CQE_G_GRH : CXIB_CQE_G_NONE);
+	CXIB_SET(&cqe, CXIB_CQE_RQPN, ud ? p->deth_sqpn : CXIB_GET(qp->qpc, CXIB_QPC_REMOTE_QPN));
+	if (opcode != CXIB_CQE_OPCODE_RESP_SEND)
+		CXIB_SET(&cqe, CXIB_CQE_IMM_INVAL_PKEY, imm_inval);
+	else if (qp->st == CXIB_QPC_ST_QP1)
+		CXIB_SET(&cqe, CXIB_CQE_PKEY, resp_pkey_index(dev, p->port, p->pkey));
+	if (cxfw_cq_post(dev, qp->cqn_rcv, &cqe)) {
+		resp_wqe_done(dev, qp);
+		resp_cq_failed(dev, qp);
+		return;
+	}
+	resp_wqe_done(dev, qp);
+}
+
+/* Error completion of the held WQE (if any) with @synd. */
+static void resp_err_cqe(struct cxfw_dev *dev, struct cxfw_qp *qp, uint8_t synd)
+{
+	struct cxib_cqe64 cqe;
+
+	if (!qp->resp.have_wqe)
+		return;
+	resp_cqe_common(qp, &cqe);
+	CXIB_SET(&cqe, CXIB_CQE_OPCODE, CXIB_CQE_OPCODE_RESP_ERR);
+	CXIB_SET(&cqe, CXIB_CQE_ERR_SYNDROME, synd);
+	CXIB_SET(&cqe, CXIB_CQE_ERR_QPN, qp->qpn);
+	CXIB_SET(&cqe, CXIB_CQE_ERR_WQE_COUNTER, qp->resp.wqe_idx);
+	if (resp_is_srq(qp))
+		CXIB_SET(&cqe, CXIB_CQE_ERR_SRQN, qp->srqn);
+	cxfw_cq_post(dev, qp->cqn_rcv, &cqe);
+	if (synd != CXIB_CQE_SYND_WR_FLUSH_ERR)
+		cxfw_stat_add(dev, &dev->stats.local_errors, 1);
+	resp_wqe_done(dev, qp);
+}
+
+static void resp_reset_msg(struct cxfw_resp *r)
+{
+	r->msg = CXFW_RESP_MSG_NONE;
+	r->rcv_off = 0;
+	r->wr_off = r->wr_len = 0;
+}
+
+/*
+ * A fatal responder error: NAK @nak (RC, 0 = none) with the request's PSN, error CQE
+ * @cqe_synd on the held WQE (0 = none), QP to ERR with async event @event.
+ */
+static void resp_fatal(struct cxfw_dev *dev, struct cxfw_qp *qp, const struct cxfw_pkt *p,
+		       uint8_t nak, uint8_t cqe_synd, unsigned int event)
+{
+	if (nak && qp->st == CXIB_QPC_ST_RC)
+		resp_send_ack(dev, qp, nak, p->psn);
+	if (nak == CXFW_AETH_NAK_ACCESS)
+		cxfw_stat_add(dev, &dev->stats.remote_access_errors, 1);
+	if (cqe_synd)
+		resp_err_cqe(dev, qp, cqe_synd);
+	resp_reset_msg(&qp->resp);
+	qp->resp.ack_pending = false;
+	cxfw_log(dev, CXFW_LOG_DEBUG, "cxfw: QP 0x%x responder error: NAK 0x%02x, CQE 0x%02x",
+		 qp->qpn, nak, cqe_synd);
+	cxfw_qp_error(dev, qp, event);
+}
+
+/* The NAK that goes with a scatter failure. */
+static uint8_t resp_scatter_nak(uint8_t synd)
+{
+	return synd == CXIB_CQE_SYND_LOCAL_LENGTH_ERR ? CXFW_AETH_NAK_INV : CXFW_AETH_NAK_OP;
+}
+
+/* No receive WQE for a message that needs one (class B), or a malformed one (class A). */
+static void resp_no_wqe(struct cxfw_dev *dev, struct cxfw_qp *qp, const struct cxfw_pkt *p,
+			int why)
+{
+	if (why == CXFW_WQE_BAD) {
+		cxfw_log(dev, CXFW_LOG_ERR, "cxfw: QP 0x%x: receive WQE unreadable or malformed",
+			 qp->qpn);
+		resp_fatal(dev, qp, p, qp->st == CXIB_QPC_ST_RC ? CXFW_AETH_NAK_OP : 0,
+			   qp->resp.have_wqe ? CXIB_CQE_SYND_LOCAL_QP_OP_ERR : 0,
+			   qp->resp.have_wqe ? 0 : CXIB_EVENT_TYPE_WQ_CATAS_ERROR);
+		return;
+	}
+	cxfw_stat_add(dev, &dev->stats.out_of_buffer, 1);
+	if (qp->st == CXIB_QPC_ST_RC) {
+		resp_send_ack(dev, qp, (uint8_t)CXIB_AETH_RNR_NAK(
+				CXIB_GET(qp->qpc, CXIB_QPC_MIN_RNR_NAK)), p->psn);
+		/* packets already in flight behind it are dropped silently until the retry */
+		qp->resp.nak_seq_sent = true;
+	} else if (qp->st == CXIB_QPC_ST_UC)
+		qp->resp.uc_drop = true;
+}
+
+/* ---- ACKs and the resource ring ------------------------------------------------------ */
+
+static bool resp_streaming(const struct cxfw_qp *qp)
+{
+	unsigned int i;
+
+	for (i = 0; i < CXFW_RESP_MAX_RES; i++)
+		if (qp->resp.res[i].sending)
+			return true;
+	return false;
+}
+
+/* Check that [va, va + len) of @rkey allows @access for this QP: 0 or a CQE syndrome. */
+static uint8_t resp_check_range(struct cxfw_dev *dev, const struct cxfw_qp *qp, uint32_t rkey,
+				unsigned int access, uint64_t va, uint64_t len)
+{
+	struct cxfw_sg sg[CXFW_RESP_MAX_PIECES];
+	unsigned int n;
+	uint8_t st;
+
+	if (va + len < va)
+		return CXIB_CQE_SYND_REMOTE_ACCESS_ERR;
+	do {
+		uint64_t chunk = len < CXFW_RESP_CHECK_CHUNK ? len : CXFW_RESP_CHECK_CHUNK;
+
+		st = cxfw_mkey_translate(dev, rkey, qp->pd, access, va, chunk, sg,
+					 CXFW_RESP_MAX_PIECES, &n);
+		if (st)
+			return st;
+		va += chunk;
+		len -= chunk;
+	} while (len);
+	return 0;
+}
+
+/* Send one response packet of resource @res; false if it could not be built. */
+static bool resp_send_one(struct cxfw_dev *dev, struct cxfw_qp *qp, struct cxfw_resp_res *res)
+{
+	uint8_t buf[1u << (CXFW_MTU_SHIFT_BASE + CXIB_QPC_MTU_4096)];
+	struct cxfw_sg sg[CXFW_RESP_MAX_PIECES];
+	uint32_t mtu = resp_mtu(qp), chunk, got = 0;
+	struct cxfw_pkt o;
+	bool first, last;
+	unsigned int n, k;
+	uint8_t op;
+
+	if (res->kind == CXFW_RESP_RES_ATOMIC) {
+		resp_pkt_init(qp, &o, CXIB_BTH_OP_ATOMIC_ACKNOWLEDGE, res->s_psn);
+		o.aeth_synd = CXFW_AETH_ACK;
+		o.aeth_msn = qp->resp.msn;
+		o.atomic_orig = res->orig;
+		cxfw_wire_send(dev, qp->resp.reply.port, &o);
+		res->sending = false;
+		return true;
+	}
+	chunk = res->s_len - res->s_off < mtu ? res->s_len - res->s_off : mtu;
+	first = res->s_off == 0;
+	last = res->s_off + chunk == res->s_len;
+	op = first && last ? CXIB_BTH_OP_RDMA_READ_RESP_ONLY : first ? CXIB_BTH_OP_RDMA_READ_RESP_FIRST :
+	     last ? CXIB_BTH_OP_RDMA_READ_RESP_LAST : CXIB_BTH_OP_RDMA_READ_RESP_MIDDLE;
+	if (chunk) {
+		if (cxfw_mkey_translate(dev, res->rkey, qp->pd, CXFW_ACCESS_REMOTE_READ,
+					res->s_va + res->s_off, chunk, sg, CXFW_RESP_MAX_PIECES,
+					&n))
+			return false;
+		for (k = 0; k < n; k++) {
+			if (dev->plat.dma_read(dev->plat.opaque, sg[k].addr, buf + got, sg[k].len))
+				return false;
+			got += sg[k].len;
+		}
+		cxfw_stat_add(dev, &dev->stats.dma_read_bytes, chunk);
+	}
+	resp_pkt_init(qp, &o, op, res->s_psn);
+	if (op != CXIB_BTH_OP_RDMA_READ_RESP_MIDDLE) {
+		o.aeth_synd = CXFW_AETH_ACK;
+		o.aeth_msn = qp->resp.msn;
+	}
+	o.payload = buf;
+	o.paylen = chunk;
+	cxfw_wire_send(dev, qp->resp.reply.port, &o);
+	res->s_off += chunk;
+	res->s_psn = psn_add(res->s_psn, 1);
+	if (last)
+		res->sending = false;
+	return true;
+}
+
+/*
+ * Send what is due, oldest resource first, then the coalesced ACK.  Returns true if work
+ * is left (budget used up).
+ */
+static bool resp_pump(struct cxfw_dev *dev, struct cxfw_qp *qp)
+{
+	struct cxfw_resp *r = &qp->resp;
+	unsigned int budget = CXFW_RESP_BUDGET, nres = resp_nres(qp), i;
+
+	for (i = 0; i < nres; i++) {
+		struct cxfw_resp_res *res = &r->res[(r->res_next + i) % nres];
+
+		while (res->sending) {
+			if (!budget)
+				return true;
+			budget--;
+			if (!resp_send_one(dev, qp, res)) {
+				/* the memory went away under an accepted READ */
+				struct cxfw_pkt p;
+
+				memset(&p, 0, sizeof(p));
+				p.psn = res->s_psn;
+				res->sending = false;
+				resp_fatal(dev, qp, &p, CXFW_AETH_NAK_ACCESS, 0,
+					   CXIB_EVENT_TYPE_WQ_ACCESS_ERROR);
+				return false;
+			}
+		}
+	}
+	if (r->ack_pending) {
+		r->ack_pending = false;
+		resp_send_ack(dev, qp, CXFW_AETH_ACK, r->ack_psn);
+	}
+	return false;
+}
+
+/* The request with @psn succeeded: ACK now (AckReq) or after the batch. */
+static void resp_ack(struct cxfw_dev *dev, struct cxfw_qp *qp, const struct cxfw_pkt *p,
+		     uint32_t psn)
+{
+	struct cxfw_resp *r = &qp->resp;
+
+	if (qp->st != CXIB_QPC_ST_RC)
+		return;
+	r->ack_pending = true;
+	r->ack_psn = psn;
+	if (p->ackreq && !resp_streaming(qp))
+		resp_pump(dev, qp);
+	else
+		resp_queue(dev, qp);
+}
+
+/* Take the next resource slot; NULL if the requester exceeded our resources. */
+static struct cxfw_resp_res *resp_res_alloc(struct cxfw_qp *qp)
+{
+	struct cxfw_resp *r = &qp->resp;
+	unsigned int nres = resp_nres(qp);
+	struct cxfw_resp_res *res = &r->res[r->res_next % nres];
+
+	if (res->sending)
+		return NULL;
+	r->res_next = (r->res_next + 1) % nres;
+	memset(res, 0, sizeof(*res));
+	/* a new READ/ATOMIC response acknowledges everything before it */
+	r->ack_pending = false;
+	return res;
+}
+
+/* ---- RC / UC requests ---------------------------------------------------------------- */
+
+static bool op_is_send(uint8_t op)
+{
+	return op <= CXIB_BTH_OP_SEND_ONLY_IMM || op == CXIB_BTH_OP_SEND_LAST_INV ||
+	       op == CXIB_BTH_OP_SEND_ONLY_INV;
+}
+
+static bool op_is_write(uint8_t op)
+{
+	return op >= CXIB_BTH_OP_RDMA_WRITE_FIRST && op <= CXIB_BTH_OP_RDMA_WRITE_ONLY_IMM;
+}
+
+static bool op_starts(uint8_t op)
+{
+	return op == CXIB_BTH_OP_SEND_FIRST || op == CXIB_BTH_OP_SEND_ONLY ||
+	       op == CXIB_BTH_OP_SEND_ONLY_IMM || op == CXIB_BTH_OP_SEND_ONLY_INV ||
+	       op == CXIB_BTH_OP_RDMA_WRITE_FIRST || op == CXIB_BTH_OP_RDMA_WRITE_ONLY ||
+	       op == CXIB_BTH_OP_RDMA_WRITE_ONLY_IMM;
+}
+
+static bool op_ends(uint8_t op)
+{
+	return op == CXIB_BTH_OP_SEND_LAST || op == CXIB_BTH_OP_SEND_LAST_IMM ||
+	       op == CXIB_BTH_OP_SEND_LAST_INV || op == CXIB_BTH_OP_SEND_ONLY ||
+	       op == CXIB_BTH_OP_SEND_ONLY_IMM || op == CXIB_BTH_OP_SEND_ONLY_INV ||
+	       op == CXIB_BTH_OP_RDMA_WRITE_LAST || op == CXIB_BTH_OP_RDMA_WRITE_LAST_IMM ||
+	       op == CXIB_BTH_OP_RDMA_WRITE_ONLY || op == CXIB_BTH_OP_RDMA_WRITE_ONLY_IMM;
+}
+
+static bool op_only(uint8_t op)
+{
+	return op_starts(op) && op_ends(op);
+}
+
+/* Opcode allowed after the open message (ib-transport.md 4.3) and on this transport. */
+static bool resp_seq_ok(const struct cxfw_qp *qp, uint8_t op)
+{
+	bool uc = qp->st == CXIB_QPC_ST_UC;
+
+	if (uc && (op == CXIB_BTH_OP_RDMA_READ_REQUEST || op == CXIB_BTH_OP_COMPARE_SWAP ||
+		   op == CXIB_BTH_OP_FETCH_ADD || op == CXIB_BTH_OP_SEND_LAST_INV ||
+		   op == CXIB_BTH_OP_SEND_ONLY_INV))
+		return false;
+	switch (qp->resp.msg) {
+	case CXFW_RESP_MSG_SEND:
+		return op_is_send(op) && !op_starts(op);
+	case CXFW_RESP_MSG_WRITE:
+		return op_is_write(op) && !op_starts(op);
+	default:
+		return op_starts(op) || op == CXIB_BTH_OP_RDMA_READ_REQUEST ||
+		       op == CXIB_BTH_OP_COMPARE_SWAP || op == CXIB_BTH_OP_FETCH_ADD;
+	}
+}
+
+/* Payload length allowed for this packet of a SEND / WRITE. */
+static bool resp_len_ok(const struct cxfw_qp *qp, uint8_t op, uint32_t paylen)
+{
+	uint32_t mtu = resp_mtu(qp);
+
+	if (op_only(op))
+		return paylen <= mtu;
+	if (op_ends(op))
+		return paylen >= 1 && paylen <= mtu;
+	return paylen == mtu;
+}
+
+/* A bad request: RC -> NAK and QP error; UC -> drop the rest of the message. */
+static void resp_bad(struct cxfw_dev *dev, struct cxfw_qp *qp, const struct cxfw_pkt *p,
+		     uint8_t nak, unsigned int event)
+{
+	if (qp->st == CXIB_QPC_ST_RC) {
+		resp_fatal(dev, qp, p, nak, nak == CXFW_AETH_NAK_ACCESS ?
+			   0 : (qp->resp.have_wqe && qp->resp.msg == CXFW_RESP_MSG_SEND ?
+				CXIB_CQE_SYND_REMOTE_INVAL_REQ_ERR : 0), event);
+		return;
+	}
+	if (nak == CXFW_AETH_NAK_ACCESS)
+		cxfw_stat_add(dev, &dev->stats.remote_access_errors, 1);
+	qp->resp.uc_drop = true;
+	resp_reset_msg(&qp->resp);
+}
+
+static void resp_rx_send(struct cxfw_dev *dev, struct cxfw_qp *qp, const struct cxfw_pkt *p,
+			 uint8_t op)
+{
+	struct cxfw_resp *r = &qp->resp;
+	unsigned int opcode = CXIB_CQE_OPCODE_RESP_SEND;
+	uint32_t imm = 0;
+	uint8_t st;
+	int w;
+
+	if (op_starts(op)) {
+		w = resp_get_wqe(dev, qp);
+		if (w != CXFW_WQE_OK) {
+			resp_no_wqe(dev, qp, p, w);
+			return;
+		}
+		r->rcv_off = 0;
+	}
+	st = resp_scatter(dev, qp, p->payload, p->paylen);
+	if (st) {
+		resp_fatal(dev, qp, p, resp_scatter_nak(st), st, 0);
+		return;
+	}
+	r->epsn = psn_add(p->psn, 1);
+	if (!op_ends(op)) {
+		r->msg = CXFW_RESP_MSG_SEND;
+		resp_ack(dev, qp, p, p->psn);
+		return;
+	}
+	r->msg = CXFW_RESP_MSG_NONE;
+	if (op == CXIB_BTH_OP_SEND_LAST_IMM || op == CXIB_BTH_OP_SEND_ONLY_IMM) {
+		opcode = CXIB_CQE_OPCODE_RESP_SEND_IMM;
+		imm = p->imm;
+	} else if (op == CXIB_BTH_OP_SEND_LAST_INV || op == CXIB_BTH_OP_SEND_ONLY_INV) {
+		if (cxfw_mkey_invalidate(dev, p->ieth_rkey, qp->pd, true)) {
+			resp_fatal(dev, qp, p, CXFW_AETH_NAK_INV,
+				   CXIB_CQE_SYND_REMOTE_INVAL_REQ_ERR,
+				   CXIB_EVENT_TYPE_WQ_INVAL_REQ_ERROR);
+			return;
+		}
+		opcode = CXIB_CQE_OPCODE_RESP_SEND_INV;
+		imm = p->ieth_rkey;
+	}
+	r->msn = (r->msn + 1) & CXFW_MSN_MASK;
+	resp_complete(dev, qp, p, opcode, r->rcv_off, imm);
+	if (resp_qp_state(dev, qp) != CXIB_QPC_STATE_ERR)
+		resp_ack(dev, qp, p, p->psn);
+}
+
+static void resp_rx_write(struct cxfw_dev *dev, struct cxfw_qp *qp, const struct cxfw_pkt *p,
+			  uint8_t op)
+{
+	struct cxfw_resp *r = &qp->resp;
+	bool imm = op == CXIB_BTH_OP_RDMA_WRITE_LAST_IMM || op == CXIB_BTH_OP_RDMA_WRITE_ONLY_IMM;
+	struct cxfw_sg sg[CXFW_RESP_MAX_PIECES];
+	unsigned int n, k;
+	uint32_t done = 0;
+	int w;
+
+	if (!CXIB_GET(qp->qpc, CXIB_QPC_RWE)) {
+		resp_bad(dev, qp, p, CXFW_AETH_NAK_ACCESS, CXIB_EVENT_TYPE_WQ_ACCESS_ERROR);
+		return;
+	}
+	if (op_starts(op)) {
+		if (p->reth_len > CXFW_RETH_MAX_LEN ||
+		    (op_only(op) ? p->paylen != p->reth_len : p->reth_len <= p->paylen)) {
+			resp_bad(dev, qp, p, CXFW_AETH_NAK_INV,
+				 CXIB_EVENT_TYPE_WQ_INVAL_REQ_ERROR);
+			return;
+		}
+		r->wr_va = p->reth_va;
+		r->wr_rkey = p->reth_rkey;
+		r->wr_len = p->reth_len;
+		r->wr_off = 0;
+	}
+	if ((uint64_t)r->wr_off + p->paylen > r->wr_len ||
+	    (op_ends(op) && r->wr_off + p->paylen != r->wr_len)) {
+		resp_bad(dev, qp, p, CXFW_AETH_NAK_INV, CXIB_EVENT_TYPE_WQ_INVAL_REQ_ERROR);
+		return;
+	}
+	if (imm) {		/* the WQE first: without one the packet is retried (RNR) */
+		w = resp_get_wqe(dev, qp);
+		if (w != CXFW_WQE_OK) {
+			resp_no_wqe(dev, qp, p, w);
+			return;
+		}
+	}
+	if (p->paylen) {
+		if (cxfw_mkey_translate(dev, r->wr_rkey, qp->pd, CXFW_ACCESS_REMOTE_WRITE,
+					r->wr_va + r->wr_off, p->paylen, sg,
+					CXFW_RESP_MAX_PIECES, &n)) {
+			resp_bad(dev, qp, p, CXFW_AETH_NAK_ACCESS,
+				 CXIB_EVENT_TYPE_WQ_ACCESS_ERROR);
+			return;
+		}
+		for (k = 0; k < n; k++) {
+			if (dev->plat.dma_write(dev->plat.opaque, sg[k].addr, p->payload + done,
+						sg[k].len)) {
+				resp_bad(dev, qp, p, CXFW_AETH_NAK_ACCESS,
+					 CXIB_EVENT_TYPE_WQ_ACCESS_ERROR);
+				return;
+			}
+			done += sg[k].len;
+		}
+		cxfw_stat_add(dev, &dev->stats.dma_write_bytes, p->paylen);
+	}
+	r->wr_off += p->paylen;
+	r->epsn = psn_add(p->psn, 1);
+	if (!op_ends(op)) {
+		r->msg = CXFW_RESP_MSG_WRITE;
+		resp_ack(dev, qp, p, p->psn);
+		return;
+	}
+	r->msg = CXFW_RESP_MSG_NONE;
+	r->msn = (r->msn + 1) & CXFW_MSN_MASK;
+	if (imm) {
+		resp_complete(dev, qp, p, CXIB_CQE_OPCODE_RESP_WR_IMM, r->wr_len, p->imm);
+		if (resp_qp_state(dev, qp) == CXIB_QPC_STATE_ERR)
+			return;
+	}
+	resp_ack(dev, qp, p, p->psn);
+}
+
+static void resp_rx_read(struct cxfw_dev *dev, struct cxfw_qp *qp, const struct cxfw_pkt *p)
+{
+	struct cxfw_resp *r = &qp->resp;
+	uint32_t mtu = resp_mtu(qp), npkts;
+	struct cxfw_resp_res *res;
+
+	if (!CXIB_GET(qp->qpc, CXIB_QPC_RRE)) {
+		resp_bad(dev, qp, p, CXFW_AETH_NAK_ACCESS, CXIB_EVENT_TYPE_WQ_ACCESS_ERROR);
+		return;
+	}
+	if (p->reth_len > CXFW_RETH_MAX_LEN) {
+		resp_bad(dev, qp, p, CXFW_AETH_NAK_INV, CXIB_EVENT_TYPE_WQ_INVAL_REQ_ERROR);
+		return;
+	}
+	if (p->reth_len && resp_check_range(dev, qp, p->reth_rkey, CXFW_ACCESS_REMOTE_READ,
+					    p->reth_va, p->reth_len)) {
+		resp_bad(dev, qp, p, CXFW_AETH_NAK_ACCESS, CXIB_EVENT_TYPE_WQ_ACCESS_ERROR);
+		return;
+	}
+	res = resp_res_alloc(qp);
+	if (!res) {		/* more outstanding READs/atomics than log_rra_max allows */
+		resp_bad(dev, qp, p, CXFW_AETH_NAK_INV, CXIB_EVENT_TYPE_WQ_INVAL_REQ_ERROR);
+		return;
+	}
+	npkts = p->reth_len ? (p->reth_len + mtu - 1) / mtu : 1;
+	res->kind = CXFW_RESP_RES_READ;
+	res->first_psn = p->psn;
+	res->last_psn = psn_add(p->psn, npkts - 1);
+	res->va = res->s_va = p->reth_va;
+	res->rkey = p->reth_rkey;
+	res->len = res->s_len = p->reth_len;
+	res->s_psn = res->s_first = p->psn;
+	res->sending = true;
+	r->epsn = psn_add(p->psn, npkts);
+	r->msn = (r->msn + 1) & CXFW_MSN_MASK;
+	if (resp_pump(dev, qp))
+		resp_queue(dev, qp);
+}
+
+/*
+ * Atomics see guest memory as 8-byte values in the byte order the driver declared with
+ * ACCESS_REG HOST_ENDIANNESS (mlx5_core's atomic_req_8B_endianness_mode = host); the
+ * requester (sq.c) writes the returned original value in the same order.
+ */
+static uint64_t resp_load64(const struct cxfw_dev *dev, const uint8_t *b)
+{
+	bool be = dev->host_endianness == CXIB_HOST_ENDIANNESS_BIG;
+	uint64_t v = 0;
+	unsigned int i;
+
+	for (i = 0; i < CXFW_ATOMIC_LEN; i++)
+		v = v << 8 | b[be ? i : CXFW_ATOMIC_LEN - 1 - i];
+	return v;
+}
+
+static void resp_store64(const struct cxfw_dev *dev, uint8_t *b, uint64_t v)
+{
+	bool be = dev->host_endianness == CXIB_HOST_ENDIANNESS_BIG;
+	unsigned int i;
+
+	for (i = 0; i < CXFW_ATOMIC_LEN; i++, v >>= 8)
+		b[be ? CXFW_ATOMIC_LEN - 1 - i : i] = (uint8_t)v;
+}
+
+static void resp_rx_atomic(struct cxfw_dev *dev, struct cxfw_qp *qp, const struct cxfw_pkt *p,
+			   uint8_t op)
+{
+	struct cxfw_resp *r = &qp->resp;
+	struct cxfw_sg sg[1];
+	struct cxfw_resp_res *res;
+	uint8_t b[CXFW_ATOMIC_LEN];
+	uint64_t orig, val;
+	unsigned int n;
+
+	if (!CXIB_GET(qp->qpc, CXIB_QPC_RAE)) {
+		resp_bad(dev, qp, p, CXFW_AETH_NAK_ACCESS, CXIB_EVENT_TYPE_WQ_ACCESS_ERROR);
+		return;
+	}
+	if (p->atomic_va & (CXFW_ATOMIC_LEN - 1)) {
+		resp_bad(dev, qp, p, CXFW_AETH_NAK_INV, CXIB_EVENT_TYPE_WQ_INVAL_REQ_ERROR);
+		return;
+	}
+	if (cxfw_mkey_translate(dev, p->atomic_rkey, qp->pd, CXFW_ACCESS_REMOTE_ATOMIC,
+				p->atomic_va, CXFW_ATOMIC_LEN, sg, 1, &n) || n != 1 ||
+	    dev->plat.dma_read(dev->plat.opaque, sg[0].addr, b, sizeof(b))) {
+		resp_bad(dev, qp, p, CXFW_AETH_NAK_ACCESS, CXIB_EVENT_TYPE_WQ_ACCESS_ERROR);
+		return;
+	}
+	res = resp_res_alloc(qp);
+	if (!res) {
+		resp_bad(dev, qp, p, CXFW_AETH_NAK_INV, CXIB_EVENT_TYPE_WQ_INVAL_REQ_ERROR);
+		return;
+	}
+	orig = resp_load64(dev, b);
+	if (op == CXIB_BTH_OP_COMPARE_SWAP)
+		val = orig == p->atomic_compare ? p->atomic_swap_add : orig;
+	else
+		val = orig + p->atomic_swap_add;
+	if (val != orig) {
+		resp_store64(dev, b, val);
+		if (dev->plat.dma_write(dev->plat.opaque, sg[0].addr, b, sizeof(b))) {
+			resp_bad(dev, qp, p, CXFW_AETH_NAK_ACCESS,
+				 CXIB_EVENT_TYPE_WQ_ACCESS_ERROR);
+			return;
+		}
+	}
+	cxfw_stat_add(dev, &dev->stats.dma_read_bytes, CXFW_ATOMIC_LEN);
+	cxfw_stat_add(dev, &dev->stats.dma_write_bytes, CXFW_ATOMIC_LEN);
+	res->kind = CXFW_RESP_RES_ATOMIC;
+	res->first_psn = res->last_psn = res->s_psn = res->s_first = p->psn;
+	res->orig = orig;
+	res->sending = true;
+	r->epsn = psn_add(p->psn, 1);
+	r->msn = (r->msn + 1) & CXFW_MSN_MASK;
+	if (resp_pump(dev, qp))
+		resp_queue(dev, qp);
+}
+
+/* RC duplicate (PSN behind ePSN, ib-transport.md 4.4). */
+static void resp_duplicate(struct cxfw_dev *dev, struct cxfw_qp *qp, const struct cxfw_pkt *p,
+			   uint8_t op)
+{
+	struct cxfw_resp *r = &qp->resp;
+	unsigned int nres = resp_nres(qp), i;
+
+	cxfw_stat_add(dev, &dev->stats.duplicate_requests, 1);
+	if (op == CXIB_BTH_OP_RDMA_READ_REQUEST || op == CXIB_BTH_OP_COMPARE_SWAP ||
+	    op == CXIB_BTH_OP_FETCH_ADD) {
+		for (i = 0; i < nres; i++) {
+			struct cxfw_resp_res *res = &r->res[i];
+
+			if (!res->kind || psn_cmp(p->psn, res->first_psn) < 0 ||
+			    psn_cmp(p->psn, res->last_psn) > 0)
+				continue;
+			if (op == CXIB_BTH_OP_RDMA_READ_REQUEST) {
+				if (res->kind != CXFW_RESP_RES_READ || p->reth_rkey != res->rkey ||
+				    p->reth_va < res->va ||
+				    p->reth_va + p->reth_len > res->va + res->len ||
+				    (p->reth_len && p->reth_va + p->reth_len < p->reth_va))
+					return;		/* not a subset of the original: drop */
+				res->s_psn = res->s_first = p->psn;
+				res->s_va = p->reth_va;
+				res->s_len = p->reth_len;
+				res->s_off = 0;
+			} else {
+				if (res->kind != CXFW_RESP_RES_ATOMIC ||
+				    res->first_psn != p->psn)
+					return;
+				res->s_psn = p->psn;
+			}
+			res->sending = true;
+			if (resp_pump(dev, qp))
+				resp_queue(dev, qp);
+			return;
+		}
+		return;		/* resource recycled: drop, the requester retries */
+	}
+	/* SEND / WRITE: never re-executed; ACK what we have (C9-105) */
+	r->ack_pending = true;
+	r->ack_psn = psn_add(r->epsn, CXIB_PSN_MASK);
+	if (p->ackreq && !resp_streaming(qp))
+		resp_pump(dev, qp);
+	else
+		resp_queue(dev, qp);
+}
+
+static void resp_save_reply(struct cxfw_qp *qp, const struct cxfw_pkt *p)
+{
+	struct cxfw_resp_reply *r = &qp->resp.reply;
+
+	r->port = p->port;
+	r->dlid = p->slid;
+	r->sl = p->sl;
+	r->pkey = p->pkey;
+	r->grh = p->grh;
+	if (p->grh) {
+		r->tclass = p->tclass;
+		r->hop_limit = p->hop_limit;
+		r->flow_label = p->flow_label;
+		memcpy(r->sgid, p->dgid, sizeof(r->sgid));
+		memcpy(r->dgid, p->sgid, sizeof(r->dgid));
+	}
+}
+
+static void resp_rx_conn(struct cxfw_dev *dev, struct cxfw_qp *qp, const struct cxfw_pkt *p)
+{
+	const __be32 *pp = qp->qpc + CXIB_QPC_PRIMARY_ADDRESS_PATH_OFFSET / 4;
+	uint32_t rlid = CXIB_GET(pp, CXIB_ADS_RLID);
+	struct cxfw_resp *r = &qp->resp;
+	uint8_t op = CXIB_BTH_OP_OPERATION(p->opcode);
+	int d = psn_cmp(p->psn, r->epsn);
+
+	/* a connected QP takes requests only from its peer (ib-transport.md 4.1 step 5) */
+	if (rlid && p->slid != rlid) {
+		cxfw_stat_add(dev, &dev->stats.pkts_dropped, 1);
+		return;
+	}
+	if (qp->st == CXIB_QPC_ST_RC) {
+		resp_save_reply(qp, p);
+		if (d > 0) {
+			if (!r->nak_seq_sent) {
+				r->nak_seq_sent = true;
+				cxfw_stat_add(dev, &dev->stats.out_of_sequence, 1);
+				resp_send_ack(dev, qp, CXFW_AETH_NAK_SEQ, r->epsn);
+			}
+			return;
+		}
+		if (d < 0) {
+			resp_duplicate(dev, qp, p, op);
+			return;
+		}
+		r->nak_seq_sent = false;
+	} else {
+		/* UC: a gap drops the rest of the message; FIRST/ONLY resynchronise */
+		if (d != 0 || r->uc_drop) {
+			if (!op_starts(op)) {
+				if (d != 0) {
+					cxfw_stat_add(dev, &dev->stats.out_of_sequence, 1);
+					r->uc_drop = true;
+					resp_reset_msg(r);
+				}
+				r->epsn = psn_add(p->psn, 1);
+				return;
+			}
+			r->uc_drop = false;
+			resp_reset_msg(r);	/* a held WQE is reused from its start */
+		}
+	}
+	if (!resp_seq_ok(qp, op)) {
+		resp_bad(dev, qp, p, CXFW_AETH_NAK_INV, CXIB_EVENT_TYPE_WQ_INVAL_REQ_ERROR);
+		return;
+	}
+	if ((op_is_send(op) || op_is_write(op)) && !resp_len_ok(qp, op, p->paylen)) {
+		resp_bad(dev, qp, p, CXFW_AETH_NAK_INV, CXIB_EVENT_TYPE_WQ_INVAL_REQ_ERROR);
+		return;
+	}
+	if (op_is_send(op))
+		resp_rx_send(dev, qp, p, op);
+	else if (op_is_write(op))
+		resp_rx_write(dev, qp, p, op);
+	else if (op == CXIB_BTH_OP_RDMA_READ_REQUEST)
+		resp_rx_read(dev, qp, p);
+	else
+		resp_rx_atomic(dev, qp, p, op);
+}
+
+/* ---- UD -------------------------------------------------------------------------------- */
+
+/* The 40-byte GRH of a received UD packet, as IBA lays it out. */
+static void resp_build_grh(const struct cxfw_pkt *p, bool imm, uint8_t grh[CXIB_GRH_LEN])
+{
+	uint32_t pad = (CXIB_PKT_WORD - (p->paylen % CXIB_PKT_WORD)) % CXIB_PKT_WORD;
+	uint32_t paylen = CXIB_BTH_LEN + CXIB_DETH_LEN + (imm ? CXIB_IMMDT_LEN : 0) + p->paylen +
+			  pad + CXIB_ICRC_LEN;
+	__be32 *g = (__be32 *)grh;
+
+	memset(grh, 0, CXIB_GRH_LEN);
+	CXIB_SET(g, CXIB_GRH_IPVER, CXIB_GRH_IPVER_6);
+	CXIB_SET(g, CXIB_GRH_TCLASS, p->tclass);
+	CXIB_SET(g, CXIB_GRH_FLOW_LABEL, p->flow_label);
+	CXIB_SET(g, CXIB_GRH_PAYLEN, paylen);
+	CXIB_SET(g, CXIB_GRH_NXTHDR, CXIB_GRH_NXTHDR_IBA);
+	CXIB_SET(g, CXIB_GRH_HOPLMT, p->hop_limit);
+	memcpy(grh + CXIB_GRH_SGID_OFFSET, p->sgid, sizeof(p->sgid));
+	memcpy(grh + CXIB_GRH_DGID_OFFSET, p->dgid, sizeof(p->dgid));
+}
+
+static void resp_rx_ud(struct cxfw_dev *dev, struct cxfw_qp *qp, const struct cxfw_pkt *p)
+{
+	uint8_t op = CXIB_BTH_OP_OPERATION(p->opcode), st;
+	__be32 grh[CXIB_GRH_LEN / 4];
+	bool imm = op == CXIB_BTH_OP_SEND_ONLY_IMM;
+	int w;
+
+	if (op != CXIB_BTH_OP_SEND_ONLY && !imm)
+		return;
+	if (imm && (qp->st == CXIB_QPC_ST_QP0 || qp->st == CXIB_QPC_ST_QP1))
+		return;
+	if (qp->st != CXIB_QPC_ST_QP0 && p->deth_qkey != CXIB_GET(qp->qpc, CXIB_QPC_Q_KEY)) {
+		pthread_mutex_lock(&dev->lock);
+		dev->stats.qkey_violations++;
+		if (p->port >= 1 && p->port <= CXFW_MAX_PORTS &&
+		    dev->ports[p->port - 1].qkey_violations != UINT16_MAX)
+			dev->ports[p->port - 1].qkey_violations++;
+		pthread_mutex_unlock(&dev->lock);
+		return;
+	}
+	w = resp_get_wqe(dev, qp);
+	if (w == CXFW_WQE_NONE) {
+		cxfw_stat_add(dev, &dev->stats.out_of_buffer, 1);
+		return;
+	}
+	if (w == CXFW_WQE_BAD) {
+		resp_no_wqe(dev, qp, p, w);
+		return;
+	}
+	qp->resp.rcv_off = 0;
+	if (p->grh)
+		resp_build_grh(p, imm, (uint8_t *)grh);
+	st = resp_scatter(dev, qp, p->grh ? (const uint8_t *)grh : NULL, CXIB_GRH_LEN);
+	if (!st)
+		st = resp_scatter(dev, qp, p->payload, p->paylen);
+	if (st) {
+		resp_fatal(dev, qp, p, 0, st, 0);
+		return;
+	}
+	resp_complete(dev, qp, p, imm ? CXIB_CQE_OPCODE_RESP_SEND_IMM : CXIB_CQE_OPCODE_RESP_SEND,
+		      qp->resp.rcv_off, p->imm);
+}
+
+/* ---- engine.h entry points ---------------------------------------------------------- */
+
+void cxfw_resp_rx(struct cxfw_dev *dev, struct cxfw_qp *qp, const struct cxfw_pkt *p)
+{
+	uint8_t s = resp_qp_state(dev, qp), tr = CXIB_BTH_OP_CLASS(p->opcode);
+
+	if (s != CXIB_QPC_STATE_RTR && s != CXIB_QPC_STATE_RTS && s != CXIB_QPC_STATE_SQD &&
+	    s != CXIB_QPC_STATE_SQER)
+		return;
+	if (p->paylen && !p->payload)
+		return;
+	switch (qp->st) {
+	case CXIB_QPC_ST_RC:
+		if (tr == CXIB_BTH_OP_CLASS_RC)
+			resp_rx_conn(dev, qp, p);
+		break;
+	case CXIB_QPC_ST_UC:
+		if (tr == CXIB_BTH_OP_CLASS_UC)
+			resp_rx_conn(dev, qp, p);
+		break;
+	case CXIB_QPC_ST_UD:
+	case CXIB_QPC_ST_QP0:
+	case CXIB_QPC_ST_QP1:
+		if (tr == CXIB_BTH_OP_CLASS_UD)
+			resp_rx_ud(dev, qp, p);
+		break;
+	default:
+		break;
+	}
+}
+
+void cxfw_resp_process(struct cxfw_dev *dev, uint64_t now)
+{
+	struct cxfw_resp_dev *rd = dev->resp_dev;
+	unsigned int i, n, keep = 0;
+
+	(void)now;
+	if (!rd || !rd->n)
+		return;
+	n = rd->n;
+	for (i = 0; i < n; i++) {
+		uint32_t qpn = rd->qpns[i];
+		struct cxfw_qp *qp = cxfw_qp_find(dev, qpn);
+
+		if (!qp || !qp->resp.queued)
+			continue;
+		qp->resp.queued = false;
+		if (resp_qp_state(dev, qp) == CXIB_QPC_STATE_ERR ||
+		    resp_qp_state(dev, qp) == CXIB_QPC_STATE_RST)
+			continue;
+		if (resp_pump(dev, qp)) {
+			qp->resp.queued = true;
+			rd->qpns[keep++] = qpn;
+		}
+	}
+	/* QPs queued meanwhile (by resp_fatal paths) sit after n */
+	memmove(rd->qpns + keep, rd->qpns + n, (rd->n - n) * sizeof(*rd->qpns));
+	rd->n = keep + (rd->n - n);
+	if (keep)	/* READ responses left over the budget: come back soon */
+		dev->plat.kick(dev->plat.opaque);
+}
+
+void cxfw_resp_qp_error(struct cxfw_dev *dev, struct cxfw_qp *qp)
+{
+	struct cxfw_resp *r = &qp->resp;
+	unsigned int i;
+
+	for (i = 0; i < CXFW_RESP_MAX_RES; i++)
+		r->res[i].sending = false;
+	r->ack_pending = false;
+	resp_reset_msg(r);
+	if (!resp_is_srq(qp))
+		return;		/* the held RQ WQE is flushed by qp.c from rq_cons */
+	if (r->have_wqe)	/* taken from the SRQ: only this QP can complete it */
+		resp_err_cqe(dev, qp, CXIB_CQE_SYND_WR_FLUSH_ERR);
+	if (!r->last_wqe_sent) {
+		uint32_t data[7] = { 0 };
+		uint64_t eq = cxfw_eq_subscriber(dev, CXIB_EVENT_TYPE_SRQ_LAST_WQE);
+
+		r->last_wqe_sent = true;
+		if (eq) {
+			data[CXIB_DW(CXIB_EQE_QP_TYPE) - 8] =
+				CXIB_FIELD_PREP(CXIB_EQE_QP_TYPE, CXIB_EVENT_QUEUE_TYPE_QP);
+			data[CXIB_DW(CXIB_EQE_QP_QPN) - 8] =
+				CXIB_FIELD_PREP(CXIB_EQE_QP_QPN, qp->qpn);
+			cxfw_eq_post(dev, eq, CXIB_EVENT_TYPE_SRQ_LAST_WQE, 0, data);
+		}
+	}
+}
+
+void cxfw_resp_modify(struct cxfw_dev *dev, struct cxfw_qp *qp, uint8_t from, uint8_t to)
+{
+	struct cxfw_resp *r = &qp->resp;
+
+	if (to == CXIB_QPC_STATE_RST || (from == CXIB_QPC_STATE_RST &&
+					 to == CXIB_QPC_STATE_INIT)) {
+		memset(r, 0, sizeof(*r));
+		return;
+	}
+	if (from == CXIB_QPC_STATE_INIT && to == CXIB_QPC_STATE_RTR) {
+		bool queued = r->queued;
+
+		memset(r, 0, sizeof(*r));
+		r->queued = queued;
+		r->epsn = CXIB_GET(qp->qpc, CXIB_QPC_NEXT_RCV_PSN) & CXIB_PSN_MASK;
+		return;
+	}
+	if (to == CXIB_QPC_STATE_ERR)
+		cxfw_resp_qp_error(dev, qp);
+}
+
+void cxfw_resp_destroy(struct cxfw_dev *dev, struct cxfw_qp *qp)
+{
+	(void)dev;
+	qp->resp.queued = false;	/* a stale entry in the work list is skipped */
+}

@@ -1,0 +1,116 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Requester state of one QP (sq.c).  Worker-only; see engine.h.
+ *
+ * The requester keeps a window of up to CXFW_REQ_WINDOW send WQEs that have been fetched
+ * from the SQ and not yet completed, oldest first.  Each has its PSNs assigned when it is
+ * fetched; it is started (fence, READ/ATOMIC limit, key checks, local operations executed)
+ * in order, its packets are sent (and sent again after a NAK, RNR wait or local ACK
+ * timeout: go-back-N from the oldest unacknowledged PSN), and it completes in SQ order.
+ */
+#ifndef CXFW_SQ_H
+#define CXFW_SQ_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <cxib/wqe.h>
+
+struct cxfw_qp;
+
+/* Limits of the requester (model-internal). */
+#define CXFW_REQ_WINDOW		32	/* send WQEs in flight per QP */
+#define CXFW_REQ_MAX_UNACKED	128	/* PSNs sent and not acknowledged (rxe's value) */
+#define CXFW_REQ_MAX_PSN_SPAN	(1 << 22)	/* PSNs the window's WQEs may occupy */
+#define CXFW_REQ_ACKREQ_PKTS	16	/* AckReq at least every this many packets */
+#define CXFW_REQ_QP_BUDGET	32	/* packets per QP per worker call, then kick */
+#define CXFW_REQ_CALL_BUDGET	256	/* packets per cxfw_req_process() call, all QPs */
+#define CXFW_REQ_WQE_BYTES	(CXIB_MAX_WQE_BBS * CXIB_SEND_WQE_BB)
+#define CXFW_REQ_MAX_SGE	(CXFW_REQ_WQE_BYTES / CXIB_WQE_DS_SIZE)
+#define CXFW_REQ_MAX_UMR_XLT	(1u << 17)	/* translation entries one UMR may load */
+
+/*
+ * Local ACK timeout: IBA says 4.096 us * 2^ack_timeout (0 = infinite).  Under TCG a
+ * responding node can stall for tens of milliseconds, so the model never times out sooner
+ * than CXFW_REQ_MIN_ACK_TIMEOUT_NS (an early retransmit is harmless, the responder treats
+ * it as a duplicate; too many would exhaust retry_count for nothing).
+ */
+#define CXFW_REQ_ACK_TIMEOUT_UNIT_NS	4096ull		/* 4.096 us */
+#define CXFW_REQ_MIN_ACK_TIMEOUT_NS	(50ull * 1000000ull)
+
+#define CXFW_RNR_RETRY_INFINITE	7	/* rnr_retry 7: retry forever */
+#define CXFW_QKEY_CONTROLLED	0x80000000u	/* WR Q_Key: use the QP's (IBA 10.2.5) */
+
+/* A gather / scatter entry of a send WQE. */
+struct cxfw_req_sge {
+	uint32_t lkey;
+	uint32_t len;
+	uint64_t addr;
+};
+
+/* Destination of a UD WQE (its datagram segment). */
+struct cxfw_req_av {
+	uint32_t dqpn, qkey, flow_label;
+	uint16_t dlid;
+	uint8_t sl, tclass, hop_limit, sgid_index;
+	bool grh;
+	uint8_t dgid[16];
+};
+
+/* One send WQE in the window. */
+struct cxfw_req_wqe {
+	uint16_t idx, bbs;		/* first WQEBB, size in WQEBBs */
+	uint8_t opcode, fm, synd;	/* synd: error to report when it completes (0: none) */
+	bool signaled, se, rd_atomic, local, started, done, resp_in_pass, inl;
+	bool linv;			/* a UMR that invalidates: fenced (IBA 10.6.5.1) */
+	uint32_t imm;			/* ctrl general id */
+	uint32_t first_psn, npsn;	/* PSNs it occupies */
+	uint32_t npkts;			/* request packets to send (READ / atomic: 1) */
+	uint32_t sent;			/* request packets sent in the current pass */
+	uint32_t acked;			/* PSNs acknowledged / responses received */
+	uint64_t len;			/* message length */
+	uint64_t raddr;
+	uint32_t rkey;
+	uint64_t swap_add, compare;
+	struct cxfw_req_av av;
+	unsigned int nsge;
+	union {
+		struct cxfw_req_sge sge[CXFW_REQ_MAX_SGE];
+		uint8_t data[CXFW_REQ_WQE_BYTES];	/* inline data */
+	} u;
+};
+
+struct cxfw_req {
+	uint32_t next_psn;		/* PSN of the next new request packet */
+	uint32_t hi_psn;		/* one past the highest PSN ever sent (retransmit count) */
+	bool active;			/* on the device's list (RTS / SQD) */
+	bool db;			/* WQEs may be waiting in the SQ */
+	bool stopped;			/* a WQE failed: nothing more is fetched */
+	bool retrying;			/* in a NAK's go-back-N: another NAK is ignored */
+	struct cxfw_qp *prev, *next;	/* device's list of active requesters */
+	struct cxfw_req_wqe *win;	/* CXFW_REQ_WINDOW entries, allocated at RTS */
+	unsigned int head, count;
+	uint16_t sq_next;		/* next WQEBB to fetch */
+	unsigned int rd_atomic;		/* READ / ATOMIC WQEs started and not completed */
+	uint8_t retry_left, rnr_left;
+	uint64_t ack_deadline;		/* local ACK timer, 0: off */
+	uint64_t rnr_deadline;		/* end of an RNR wait, 0: not waiting */
+	uint32_t rnr_psn;		/* PSN to resume from after the RNR wait */
+};
+
+/* A UMR WQE (fast registration, UMR-form LOCAL_INV) as the send engine parsed it. */
+struct cxfw_umr {
+	uint32_t key;			/* ctrl general id: the target mkey (new variant) */
+	uint8_t flags;			/* CXIB_UMR_CHECK_FREE, ... */
+	uint64_t mask;			/* CXIB_UMR_MKEY_MASK_* */
+	bool free, length64, en_rinval;
+	unsigned int access;		/* CXFW_ACCESS_* */
+	uint32_t qpn, pd;
+	uint64_t start, len;
+	uint8_t log_page_size;
+	uint64_t xlt_offset;		/* first translation entry to load */
+	uint32_t nxlt;			/* entries in @xlt */
+	const uint64_t *xlt;
+};
+
+#endif /* CXFW_SQ_H */
