@@ -26,6 +26,7 @@ all: module
 
 include $(TOP)/mk/driver.mk
 include $(TOP)/mk/model.mk
+include $(TOP)/mk/bench.mk
 include $(TOP)/mk/lab.mk
 include $(TOP)/mk/package.mk
 include $(TOP)/mk/kunit.mk

@@ -36,6 +36,10 @@
 #define CXIB_DETH_LEN				8
 #define CXIB_ICRC_LEN				4
 #define CXIB_VCRC_LEN				2
+
+/* CRC polynomials in the reflected (LSB-first) form the wire order needs (1.8, 1.9). */
+#define CXIB_ICRC_POLY_REFLECTED		0xedb88320u	/* 0x04C11DB7, as Ethernet */
+#define CXIB_VCRC_POLY_REFLECTED		0xd008u		/* 0x100B */
 #define CXIB_PKT_WORD				4	/* PktLen unit, pad alignment */
 #define CXIB_PKT_MAX_PAD			3
 #define CXIB_GID_LEN				16
