@@ -69,6 +69,7 @@ static void cxfw_caps_max(struct cxfw_dev *dev, __be32 *c)
 	CXIB_SET(c, CXIB_HCA_CAP_LOG_MAX_CQ, CXFW_LOG_MAX_CQ);
 	CXIB_SET(c, CXIB_HCA_CAP_LOG_MAX_EQ_SZ, CXFW_LOG_MAX_EQ_SZ);
 	CXIB_SET(c, CXIB_HCA_CAP_MAX_QP_CNT, CXFW_MAX_Q_COUNTERS - 1);	/* set 0 is reserved */
+	CXIB_SET(c, CXIB_HCA_CAP_ATOMIC, 1);	/* 8-byte CS / FA (rq.c); not the masked forms */
 	CXIB_SET(c, CXIB_HCA_CAP_LOG_MAX_MKEY, CXFW_LOG_MAX_MKEY);
 	CXIB_SET(c, CXIB_HCA_CAP_LOG_MAX_EQ, CXFW_LOG_MAX_EQ);
 	CXIB_SET(c, CXIB_HCA_CAP_LOG_MAX_MRW_SZ, 64);

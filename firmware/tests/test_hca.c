@@ -74,6 +74,7 @@ TEST(query_hca_cap_describes_an_ib_only_connectx4_function)
 	CHECK_EQ(CXIB_GET(d, CXIB_HCA_CAP_RC), 1);
 	CHECK_EQ(CXIB_GET(d, CXIB_HCA_CAP_UC), 1);
 	CHECK_EQ(CXIB_GET(d, CXIB_HCA_CAP_UD), 1);
+	CHECK_EQ(CXIB_GET(d, CXIB_HCA_CAP_ATOMIC), 1);	/* 8-byte CS and FA */
 	CHECK(CXIB_GET(d, CXIB_HCA_CAP_LOG_MAX_EQ_SZ) >= 13);
 	CHECK_EQ(CXIB_GET(d, CXIB_HCA_CAP_LOG_MAX_EQ), 5);
 	CHECK_EQ(CXIB_GET(d, CXIB_HCA_CAP_LOG_PG_SZ), 12);
@@ -156,7 +157,6 @@ TEST(set_hca_cap_rejects_what_it_cannot_honour)
 		{ CXIB_HCA_CAP_CMDIF_CHECKSUM, 1 },
 		{ CXIB_HCA_CAP_LOG_UAR_PAGE_SZ, 4 },	/* 64 KiB UAR pages */
 		{ CXIB_HCA_CAP_UAR_4K, 1 },
-		{ CXIB_HCA_CAP_ATOMIC, 1 },
 		{ CXIB_HCA_CAP_ROCE, 1 },
 		{ CXIB_HCA_CAP_DCT, 1 },
 	};
