@@ -19,7 +19,7 @@
 
 #include "cxib.h"
 
-/* ---- CQE parsing: pure functions of the CQE's bytes ----------------------------------- */
+/* ---- CQE parsing: pure functions of the CQE's bytes ---------------------------------------- */
 
 /**
  * cxib_cqe_sw_owned() - whether the CQE at a consumer counter holds a new completion
@@ -276,7 +276,7 @@ void cxib_cq_error_event(struct cxib_dev *dev, u32 cqn, u8 syndrome)
 	cxib_cq_put(cq);
 }
 
-/* ---- Kernel CQs --------------------------------------------------------------------------- */
+/* ---- Kernel CQs ---------------------------------------------------------------------------- */
 
 static void *cxib_cq_entry(struct cxib_cq *cq, u32 ci)
 {
@@ -295,16 +295,183 @@ static void *cxib_cq_peek(struct cxib_cq *cq)
 	return cqe;
 }
 
+/**
+ * cxib_sq_complete() - a requester CQE: retire the send WQEs up to the one it names
+ * @sq: the QP's send queue; the send CQ's lock held
+ * @counter: the CQE's wqe_counter: the index of the completed WQE's first WQEBB
+ * @err: the CQE is an error CQE
+ * @wc: its wr_id is set, and for UMRs and errors its opcode (from what posting recorded)
+ *
+ * Unsignaled WQEs posted before the completed one are done too and retire silently.
+ *
+ * Return: 0, or -EINVAL if @counter names no outstanding WQE (nothing is retired).
+ */
+int cxib_sq_complete(struct cxib_sq *sq, u16 counter, bool err, struct ib_wc *wc)
+{
+	u32 mask = BIT(sq->log_wqe_cnt) - 1, head = READ_ONCE(sq->head), t = sq->tail, n = 0;
+	const struct cxib_sq_ent *ent;
+
+	/* Walk the WQEs from the oldest; only one the driver posted and has not completed. */
+	for (;;) {
+		if ((u16)(counter - t) >= (u16)(head - t))
+			return -EINVAL;
+		ent = &sq->ents[t & mask];
+		n++;
+		if ((u16)t == counter)
+			break;
+		t += ent->nbb;
+	}
+	WRITE_ONCE(sq->wr_tail, sq->wr_tail + n);
+	WRITE_ONCE(sq->tail, t + ent->nbb);
+	wc->wr_id = ent->wr_id;
+	/* A UMR is a REG_MR or a LOCAL_INV; an error CQE's opcode is the WQE's. */
+	if (err || wc->opcode == IB_WC_REG_MR)
+		wc->opcode = ent->wc_opcode;
+	return 0;
+}
+
 /*
  * The QP's side of a completion: the ib_qp, the wr_id from the QP's ring (retiring the WQEs
- * up to wqe_counter on the send side), the P_Key index of a GSI receive.  QPs come with the
- * next slice; until then no CQE can name a QP of ours, and one that does is dropped.
+ * up to wqe_counter on the send side), the SRQ's WQE back to its free list, the P_Key index
+ * of a GSI receive.  Under the CQ's lock: destroy takes the QP off this CQ under the same
+ * lock, after taking it out of the table, so a QP found here stays until the lock is let go.
  *
- * Return: 0 when @wc is complete, -ENOENT when the CQE names no QP of this device.
+ * Return: 0 when @wc is complete, -ENOENT when the CQE names no QP of this device, -EINVAL
+ * when it names no WQE of the QP.
  */
 static int cxib_cq_qp_complete(struct cxib_cq *cq, const void *cqe, struct ib_wc *wc)
 {
-	return -ENOENT;
+	struct cxib_dev *dev = to_cxib_dev(cq->ibcq.device);
+	u8 op = CXIB_GET(cqe, CXIB_CQE_OPCODE);
+	bool err = op == CXIB_CQE_OPCODE_REQ_ERR || op == CXIB_CQE_OPCODE_RESP_ERR;
+	u16 counter = CXIB_GET(cqe, CXIB_CQE_WQE_COUNTER);
+	struct cxib_qp *qp;
+	struct cxib_rq *rq;
+	u16 pkey_index;
+
+	qp = xa_load(&dev->qps, CXIB_GET(cqe, CXIB_CQE_QPN));
+	if (!qp)
+		return -ENOENT;
+	wc->qp = &qp->ibqp;
+	if (err)
+		WRITE_ONCE(qp->hw_err, true);	/* an error CQE: the QP is in ERR */
+	if (cxib_cqe_is_send(cqe))
+		return cxib_sq_complete(&qp->sq, counter, err, wc);
+
+	if (qp->srq) {
+		wc->wr_id = cxib_srq_free_wqe(qp->srq, counter);
+	} else {
+		rq = &qp->rq;
+		if (rq->tail == READ_ONCE(rq->head))
+			return -EINVAL;
+		/* Receive WQEs complete in order. */
+		wc->wr_id = rq->wrid[rq->tail & (BIT(rq->log_wqe_cnt) - 1)];
+		WRITE_ONCE(rq->tail, rq->tail + 1);
+	}
+	if (!err && (qp->ibqp.qp_type == IB_QPT_GSI || qp->ibqp.qp_type == IB_QPT_SMI)) {
+		wc->port_num = qp->port;
+		if (qp->ibqp.qp_type == IB_QPT_GSI &&
+		    !ib_find_cached_pkey(&dev->ibdev, qp->port, CXIB_GET(cqe, CXIB_CQE_PKEY),
+					 &pkey_index))
+			wc->pkey_index = pkey_index;
+	}
+	return 0;
+}
+
+/*
+ * The device is dead: it writes no more CQEs.  Complete every WR still outstanding on the
+ * QPs of this CQ with IB_WC_WR_FLUSH_ERR, as the device would have when the QPs went to
+ * ERR, so that consumers (ib_drain_qp()) see all their WRs back.  Under the CQ's lock.
+ */
+static int cxib_cq_sw_flush(struct cxib_cq *cq, int num_entries, struct ib_wc *wc)
+{
+	struct cxib_sq_ent *ent;
+	struct cxib_qp *qp;
+	struct cxib_sq *sq;
+	struct cxib_rq *rq;
+	int n = 0;
+
+	list_for_each_entry(qp, &cq->send_qps, cq_send_node) {
+		if (qp->uq)
+			continue;	/* user QPs complete in user space */
+		sq = &qp->sq;
+		spin_lock(&sq->lock);
+		while (n < num_entries && sq->tail != sq->head) {
+			ent = &sq->ents[sq->tail & (BIT(sq->log_wqe_cnt) - 1)];
+			memset(&wc[n], 0, sizeof(wc[n]));
+			wc[n].wr_id = ent->wr_id;
+			wc[n].opcode = ent->wc_opcode;
+			wc[n].status = IB_WC_WR_FLUSH_ERR;
+			wc[n].qp = &qp->ibqp;
+			n++;
+			WRITE_ONCE(sq->tail, sq->tail + ent->nbb);
+			WRITE_ONCE(sq->wr_tail, sq->wr_tail + 1);
+		}
+		spin_unlock(&sq->lock);
+	}
+	list_for_each_entry(qp, &cq->recv_qps, cq_recv_node) {
+		rq = &qp->rq;
+		if (qp->srq || qp->uq)
+			continue;	/* the SRQ's WRs belong to no QP; user QPs' to user space */
+		spin_lock(&rq->lock);
+		while (n < num_entries && rq->tail != rq->head) {
+			memset(&wc[n], 0, sizeof(wc[n]));
+			wc[n].wr_id = rq->wrid[rq->tail & (BIT(rq->log_wqe_cnt) - 1)];
+			wc[n].opcode = IB_WC_RECV;
+			wc[n].status = IB_WC_WR_FLUSH_ERR;
+			wc[n].qp = &qp->ibqp;
+			n++;
+			WRITE_ONCE(rq->tail, rq->tail + 1);
+		}
+		spin_unlock(&rq->lock);
+	}
+	return n;
+}
+
+/**
+ * cxib_cq_clean_locked() - drop the CQEs of a QP from a CQ
+ * @cq: the CQ, its lock held
+ * @qpn: the device QP number
+ * @srq: the QP's SRQ, whose WQEs consumed by the dropped receive CQEs go back to its free
+ *	list; NULL without one
+ *
+ * For a QP going to RESET or away: its CQEs not yet polled are removed, and the CQEs of
+ * other QPs after them move up, so the consumer counter only passes what was consumed.
+ */
+void cxib_cq_clean_locked(struct cxib_cq *cq, u32 qpn, struct cxib_srq *srq)
+{
+	u32 mask = BIT(cq->log_size) - 1, prod, nfreed = 0;
+	void *cqe, *dst;
+	u8 owner;
+
+	/* Find the end of the CQEs the device has written. */
+	for (prod = cq->cons_index; prod - cq->cons_index <= mask; prod++)
+		if (!cxib_cqe_sw_owned(cxib_cq_entry(cq, prod), prod, cq->log_size))
+			break;
+	dma_rmb();
+	/* Walk back from the newest, moving the survivors up over the dropped ones. */
+	while (prod-- != cq->cons_index) {
+		cqe = cxib_cq_entry(cq, prod);
+		if (CXIB_GET(cqe, CXIB_CQE_QPN) == qpn &&
+		    CXIB_GET(cqe, CXIB_CQE_OPCODE) != CXIB_CQE_OPCODE_RESIZE_CQ) {
+			if (srq && !cxib_cqe_is_send(cqe))
+				cxib_srq_free_wqe(srq, CXIB_GET(cqe, CXIB_CQE_WQE_COUNTER));
+			nfreed++;
+		} else if (nfreed) {
+			dst = cxib_cq_entry(cq, prod + nfreed);
+			/* Keep the owner bit of the lap the destination slot belongs to. */
+			owner = CXIB_GET(dst, CXIB_CQE_OWNER);
+			memcpy(dst, cqe, CXIB_CQE_SIZE);
+			CXIB_SET(dst, CXIB_CQE_OWNER, owner);
+		}
+	}
+	if (nfreed) {
+		cq->cons_index += nfreed;
+		/* The moved CQEs are in place before the device may reuse the freed slots. */
+		dma_mb();
+		cq->dbr.db[CXIB_OFFSET(CXIB_CQ_DB_SET_CI) / 4] =
+			cpu_to_be32(CXIB_FIELD_PREP(CXIB_CQ_DB_SET_CI, cq->cons_index));
+	}
 }
 
 /**
@@ -323,8 +490,11 @@ int cxib_poll_cq(struct ib_cq *ibcq, int num_entries, struct ib_wc *wc)
 	u32 start, qpn;
 	unsigned long flags;
 	void *cqe;
-	int n = 0;
+	int n = 0, err;
 
+	/* A user CQ is polled in user space; the kernel has no mapping of it. */
+	if (unlikely(cq->uq))
+		return -EINVAL;
 	spin_lock_irqsave(&cq->lock, flags);
 	start = cq->cons_index;
 	while (n < num_entries && (cqe = cxib_cq_peek(cq))) {
@@ -332,10 +502,13 @@ int cxib_poll_cq(struct ib_cq *ibcq, int num_entries, struct ib_wc *wc)
 		if (CXIB_GET(cqe, CXIB_CQE_OPCODE) == CXIB_CQE_OPCODE_RESIZE_CQ)
 			continue;	/* cxib never resizes a CQ */
 		cxib_cqe_to_wc(cqe, &wc[n]);
-		if (cxib_cq_qp_complete(cq, cqe, &wc[n])) {
+		err = cxib_cq_qp_complete(cq, cqe, &wc[n]);
+		if (err) {
 			qpn = CXIB_GET(cqe, CXIB_CQE_QPN);
-			ibdev_warn_ratelimited(ibcq->device, "CQ %u: CQE for unknown QP %u dropped\n",
-					       cq->cqn, qpn);
+			ibdev_warn_ratelimited(ibcq->device,
+					       "CQ %u: CQE for %s QP %u (WQE %u) dropped\n",
+					       cq->cqn, err == -ENOENT ? "unknown" : "no WQE of",
+					       qpn, CXIB_GET(cqe, CXIB_CQE_WQE_COUNTER));
 			continue;
 		}
 		n++;
@@ -349,6 +522,8 @@ int cxib_poll_cq(struct ib_cq *ibcq, int num_entries, struct ib_wc *wc)
 		cq->dbr.db[CXIB_OFFSET(CXIB_CQ_DB_SET_CI) / 4] =
 			cpu_to_be32(CXIB_FIELD_PREP(CXIB_CQ_DB_SET_CI, cq->cons_index));
 	}
+	if (n < num_entries && cxib_dev_dead(to_cxib_dev(ibcq->device)))
+		n += cxib_cq_sw_flush(cq, num_entries - n, wc + n);
 	spin_unlock_irqrestore(&cq->lock, flags);
 	return n;
 }
@@ -383,6 +558,8 @@ int cxib_req_notify_cq(struct ib_cq *ibcq, enum ib_cq_notify_flags flags)
 	u32 cmd, arm;
 	int ret = 0;
 
+	if (unlikely(cq->uq))
+		return -EINVAL;
 	cmd = (flags & IB_CQ_SOLICITED_MASK) == IB_CQ_SOLICITED ? CXIB_CQ_DB_CMD_REQ_NOT_SOL :
 								   CXIB_CQ_DB_CMD_REQ_NOT;
 	spin_lock_irqsave(&cq->lock, irqflags);
@@ -417,11 +594,14 @@ int cxib_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 {
 	struct cxib_dev *dev = to_cxib_dev(ibcq->device);
 	struct cxib_cq *cq = to_cxib_cq(ibcq);
+	struct ib_udata *udata = cxib_create_cq_udata(arg);
 	struct cxib_cqc cqc = {};
 	u32 nent, i;
 	int err;
 
-	if (cxib_create_cq_udata(arg) || attr->flags)
+	if (udata)
+		return cxib_ucq_create(ibcq, attr, udata);
+	if (attr->flags)
 		return -EOPNOTSUPP;
 	if (attr->comp_vector >= dev->eqt.num_comp)
 		return -EINVAL;
@@ -434,6 +614,8 @@ int cxib_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 	cq->cons_index = 0;
 	cq->arm_sn = 0;
 	spin_lock_init(&cq->lock);
+	INIT_LIST_HEAD(&cq->send_qps);
+	INIT_LIST_HEAD(&cq->recv_qps);
 	refcount_set(&cq->refs, 1);
 	init_completion(&cq->free);
 
@@ -507,7 +689,11 @@ int cxib_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata)
 
 	cxib_cq_put(cq);
 	wait_for_completion(&cq->free);
-	cxib_dbr_free(dev, &cq->dbr);
-	cxib_frag_buf_free(dev, &cq->buf);
+	if (cq->uq) {
+		cxib_uq_free(dev, cq->uq);
+	} else {
+		cxib_dbr_free(dev, &cq->dbr);
+		cxib_frag_buf_free(dev, &cq->buf);
+	}
 	return 0;
 }

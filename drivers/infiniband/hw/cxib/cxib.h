@@ -414,6 +414,54 @@ struct cxib_dbr {
 	dma_addr_t dma;
 };
 
+/* ---- User queues and user memory (umem.c, uverbs.c) -------------------------------------- */
+
+/* The user index of a QP when the context uses CQE version 0 (libmlx5 sends it then). */
+#define CXIB_UIDX_NONE			0xffffff
+
+/**
+ * struct cxib_udb_page - a user page holding doorbell records, pinned for the device
+ * @list: on cxib_ucontext.db_pages
+ * @user_page: user virtual address of the page
+ * @umem: the pinned page
+ * @refcnt: queues of the context whose doorbell record lies in the page (under db_lock)
+ *
+ * libmlx5 packs the doorbell records of a context's queues into shared pages; each page is
+ * pinned once, however many queues use it.
+ */
+struct cxib_udb_page {
+	struct list_head list;
+	unsigned long user_page;
+	struct ib_umem *umem;
+	unsigned int refcnt;
+};
+
+/**
+ * struct cxib_uq - the user memory of a user CQ, QP or SRQ
+ * @uctx: the user context the queue belongs to
+ * @umem: the queue buffer, pinned
+ * @pas: the create command's PAS list: bus addresses of the buffer's 4 KiB pages
+ * @npas: number of entries in @pas
+ * @db_page: the pinned page holding the queue's doorbell record
+ * @db_dma: bus address of the doorbell record (the context's dbr_addr)
+ * @uar: the firmware UAR whose doorbells the queue's owner rings
+ * @uidx: the user index libmlx5 chose (CQE version 1), else CXIB_UIDX_NONE
+ *
+ * The queue object's buf.dma / buf.npages and dbr.dma are set to @pas / @npas and @db_dma,
+ * so that the kernel-object code builds its commands unchanged; buf.bufs and dbr.db stay
+ * NULL: the kernel never reads or writes a user queue's memory.  Freed with cxib_uq_free().
+ */
+struct cxib_uq {
+	struct cxib_ucontext *uctx;
+	struct ib_umem *umem;
+	dma_addr_t *pas;
+	u32 npas;
+	struct cxib_udb_page *db_page;
+	dma_addr_t db_dma;
+	u32 uar;
+	u32 uidx;
+};
+
 /* ---- Verbs objects (pd.c, mr.c, cq.c) ------------------------------------------------------- */
 
 /**
@@ -433,13 +481,37 @@ static inline struct cxib_pd *to_cxib_pd(struct ib_pd *ibpd)
 
 /**
  * struct cxib_mr - a memory region (memory key)
- * @ibmr: the RDMA core's MR; first (ib_mr is allocated by the driver)
+ * @ibmr: the RDMA core's MR; first (ib_mr is allocated by the driver).  For a
+ *	fast-registration MR, ib_map_mr_sg() sets @ibmr.iova, @ibmr.length and
+ *	@ibmr.page_size (= 1 << @page_shift)
  * @mkey_index: the key's index, from CREATE_MKEY; the key is index << 8 | variant
+ * @pl: fast-registration MRs (alloc_mr) only, else NULL: the translation list, @max_pages
+ *	big-endian 8-byte MTT entries (page bus addresses) in coherent memory; the
+ *	IB_WR_REG_MR UMR WQE points the device at it (not inline)
+ * @pl_dma: bus address of @pl, CXIB_MR_PL_ALIGN aligned
+ * @max_pages: capacity of @pl in entries: max_num_sg rounded up to CXIB_MR_PL_ALIGN / 8
+ *	(the key's translations_octword_size is @max_pages / CXIB_MTT_PER_OCTWORD)
+ * @npages: entries filled by the last map_mr_sg (the UMR's translation count; round it up
+ *	to whole CXIB_MR_PL_ALIGN blocks for xlt_octowords)
+ * @page_shift: log2 of the page size of the last map_mr_sg (the mkey seg log2_page_size)
+ * @pd: PD number the key was created in (the UMR's mkey seg pd)
+ * @umem: user MRs (reg_user_mr) only, else NULL: the pinned user memory the key maps;
+ *	released after the key is destroyed
  */
 struct cxib_mr {
 	struct ib_mr ibmr;
 	u32 mkey_index;
+	__be64 *pl;
+	dma_addr_t pl_dma;
+	u32 max_pages;
+	u32 npages;
+	u8 page_shift;
+	u32 pd;
+	struct ib_umem *umem;
 };
+
+/* A fast-registration translation list is allocated, and handed to UMRs, in 64-byte blocks. */
+#define CXIB_MR_PL_ALIGN		64
 
 static inline struct cxib_mr *to_cxib_mr(struct ib_mr *ibmr)
 {
@@ -461,6 +533,11 @@ static inline struct cxib_mr *to_cxib_mr(struct ib_mr *ibmr)
  * @eqn: the completion EQ the CQ reports to
  * @refs: references held by the CQ table and by event handlers running for the CQ
  * @free: completed when the last reference goes, so destroy can free the CQ
+ * @send_qps: QPs whose send queue completes here (cxib_qp.cq_send_node), under @lock;
+ *	poll_cq flushes their outstanding WRs in software once the device is dead
+ * @recv_qps: likewise for receive queues (cxib_qp.cq_recv_node)
+ * @uq: user CQs only, else NULL: the CQ's user memory; the kernel never polls or arms a
+ *	user CQ (libmlx5 does both in user space)
  *
  * Lifetime: the CQ is in the device's CQ table (cxib_dev.cqs) from after CREATE_CQ until
  * destroy; event handlers look it up under the table's lock and hold a reference while
@@ -478,11 +555,250 @@ struct cxib_cq {
 	u8 eqn;
 	refcount_t refs;
 	struct completion free;
+	struct list_head send_qps;
+	struct list_head recv_qps;
+	struct cxib_uq *uq;
 };
 
 static inline struct cxib_cq *to_cxib_cq(struct ib_cq *ibcq)
 {
 	return container_of(ibcq, struct cxib_cq, ibcq);
+}
+
+/**
+ * struct cxib_srq - a shared receive queue (kernel consumers only)
+ * @ibsrq: the RDMA core's SRQ; first, as INIT_RDMA_OBJ_SIZE requires
+ * @lock: serialises posting and freeing WQEs (post_srq_recv and the CQ poller)
+ * @buf: 2^@log_size WQEs of 2^@log_stride bytes, each a struct cxib_wqe_srq_next_seg
+ *	followed by up to @max_gs data segments
+ * @dbr: doorbell record: dword 0 the WQE counter (CXIB_SRQ_DB_WQE_COUNTER)
+ * @wrid: wr_id of each posted WQE, by WQE index
+ * @srqn: the SRQ number, from CREATE_SRQ
+ * @log_size: log2 of the number of WQEs; one WQE always stays on the free list as its
+ *	tail, so at most 2^@log_size - 1 receives are posted at once
+ * @log_stride: log2 of the WQE size in bytes
+ * @max_gs: scatter entries per WQE
+ * @head: free list: the next WQE to post into
+ * @tail: free list: its last WQE; a freed WQE is linked after it
+ * @wqe_ctr: WQEs ever posted (free-running, 16 bits reach the doorbell record)
+ * @refs: references held by the SRQ table and by event handlers running for the SRQ
+ * @free: completed when the last reference goes, so destroy can free the SRQ
+ * @uq: user SRQs only, else NULL: the SRQ's user memory (libmlx5 posts in user space)
+ *
+ * The free list is linked through the next_wqe_index of each WQE's next segment, as the
+ * device follows it: posting takes @head, a completion (cxib_srq_free_wqe()) appends the
+ * WQE after @tail.  Lifetime as for struct cxib_cq (table cxib_dev.srqs).
+ */
+struct cxib_srq {
+	struct ib_srq ibsrq;
+	spinlock_t lock;		/* posting and freeing WQEs */
+	struct cxib_frag_buf buf;
+	struct cxib_dbr dbr;
+	u64 *wrid;
+	u32 srqn;
+	u8 log_size;
+	u8 log_stride;
+	u32 max_gs;
+	u32 head;
+	u32 tail;
+	u16 wqe_ctr;
+	refcount_t refs;
+	struct completion free;
+	struct cxib_uq *uq;
+};
+
+static inline struct cxib_srq *to_cxib_srq(struct ib_srq *ibsrq)
+{
+	return container_of(ibsrq, struct cxib_srq, ibsrq);
+}
+
+/* ---- Queue pairs and address handles (qp.c, wr.c, ah.c) --------------------------------- */
+
+/* Bits of cxib_sq_ent.flags. */
+enum {
+	CXIB_SQE_SIGNALED	= 1 << 0,	/* the WQE asked for a CQE */
+};
+
+/**
+ * struct cxib_sq_ent - what the driver remembers of a posted send WQE
+ * @wr_id: the consumer's wr_id
+ * @nbb: WQEBBs the WQE occupies
+ * @wc_opcode: the ib_wc_opcode its completion reports (REG_MR and LOCAL_INV both are UMRs)
+ * @flags: CXIB_SQE_*
+ *
+ * Kept at the WQE's first WQEBB index; entries of the other WQEBBs are unused.
+ */
+struct cxib_sq_ent {
+	u64 wr_id;
+	u8 nbb;
+	u8 wc_opcode;
+	u8 flags;
+};
+
+/**
+ * struct cxib_sq - a QP's send queue
+ * @lock: serialises posting (post_send) against itself and against the ring's owner
+ *	changing it (modify to RST)
+ * @ents: one entry per WQEBB (see struct cxib_sq_ent)
+ * @stage: a WQE is built here (CXIB_MAX_WQE_BBS WQEBBs) and then copied into the ring,
+ *	wrapping at the ring end as the PRM allows; the BlueFlame copy reads it too
+ * @offset: byte offset of the ring in cxib_qp.buf (after the RQ)
+ * @log_wqe_cnt: log2 of the number of WQEBBs in the ring; 0 with no SQ
+ * @max_wr: WRs that may be outstanding (ib_qp_cap.max_send_wr)
+ * @max_gs: gather entries per WR
+ * @max_inline: inline bytes per WR
+ * @max_wqe_bbs: WQEBBs of the largest WQE this QP can post
+ * @head: producer counter in WQEBBs (free-running; 16 bits reach the device)
+ * @tail: the first WQEBB not yet completed; advanced by the CQ poller under the send
+ *	CQ's lock, read by post_send
+ * @wr_head: WRs posted (free-running)
+ * @wr_tail: WRs completed or retired; with @wr_head the outstanding count
+ * @small_fence: the last WQE was a UMR (REG_MR, LOCAL_INV): the next one waits for it
+ *	(initiator small fence)
+ */
+struct cxib_sq {
+	spinlock_t lock;		/* posting */
+	struct cxib_sq_ent *ents;
+	void *stage;
+	u32 offset;
+	u8 log_wqe_cnt;
+	u32 max_wr;
+	u32 max_gs;
+	u32 max_inline;
+	u32 max_wqe_bbs;
+	u32 head;
+	u32 tail;
+	u32 wr_head;
+	u32 wr_tail;
+	bool small_fence;
+};
+
+/**
+ * struct cxib_sq_params - what building a send WQE needs to know of its QP (wr.c)
+ * @qpn: the device QP number
+ * @type: the QP type (RC, UC, UD, GSI, SMI)
+ * @max_gs: gather entries per WR
+ * @max_inline: inline bytes per WR
+ * @sig_all: every WR is signaled
+ * @atomic: the device does atomics
+ * @small_fence: the WQE must wait for the UMR before it
+ * @local_dma_lkey: the PD's local DMA key (a REG_MR's translation list is read with it)
+ */
+struct cxib_sq_params {
+	u32 qpn;
+	enum ib_qp_type type;
+	u32 max_gs;
+	u32 max_inline;
+	bool sig_all;
+	bool atomic;
+	bool small_fence;
+	u32 local_dma_lkey;
+};
+
+/* The SQ doorbell: the first 8 bytes of the control segment (CXIB_SQ_DB_*). */
+#define CXIB_SQ_DB_SIZE			8
+/* Largest WQE copied whole through BlueFlame (half of a 512-byte register). */
+#define CXIB_SQ_BF_MAX_COPY		256
+/* IB static rate (enum ib_rate) to an address's stat_rate: + 5 (0: the port's rate). */
+#define CXIB_AV_STAT_RATE_OFFSET	5
+
+/**
+ * struct cxib_rq - a QP's receive queue (none when the QP uses an SRQ)
+ * @lock: serialises posting
+ * @wrid: wr_id of each WQE, by WQE index
+ * @log_wqe_cnt: log2 of the number of WQEs; 0 with no RQ
+ * @log_stride: log2 of the WQE size in bytes (16 << qpc.log_rq_stride)
+ * @max_wr: WRs that may be outstanding (ib_qp_cap.max_recv_wr)
+ * @max_gs: scatter entries per WR (one more slot holds the terminator when it fits)
+ * @head: WQEs posted (free-running; 16 bits reach the doorbell record)
+ * @tail: WQEs completed; advanced by the CQ poller under the receive CQ's lock
+ */
+struct cxib_rq {
+	spinlock_t lock;		/* posting */
+	u64 *wrid;
+	u8 log_wqe_cnt;
+	u8 log_stride;
+	u32 max_wr;
+	u32 max_gs;
+	u32 head;
+	u32 tail;
+};
+
+/**
+ * struct cxib_qp - a queue pair (kernel consumers only)
+ * @ibqp: the RDMA core's QP; first, as INIT_RDMA_OBJ_SIZE requires
+ * @qpn: the device's QP number (from CREATE_QP); @ibqp.qp_num is 0/1 for SMI/GSI
+ * @st: the qpc service type (CXIB_QPC_ST_*)
+ * @state: the QP's state as last set by modify_qp (under @mutex; read unlocked by post)
+ * @mutex: serialises modify_qp, query_qp and destroy
+ * @port: the port (1-based) from the last modify that named one
+ * @pkey_index: the P_Key index from the last modify that named one (both travel in every
+ *	address path the driver sends, as a path replaces the whole primary path)
+ * @sq_sig_all: every send WR is signaled (IB_SIGNAL_ALL_WR)
+ * @hw_err: the CQ poller saw an error CQE of the QP: the device moved it to ERR on its own
+ *	(cleared by the next successful modify to a state other than ERR)
+ * @buf: the work queue buffer: the RQ at offset 0, then the SQ (PAS list: RQ first)
+ * @dbr: doorbell record: dword 0 receive counter, dword 1 send counter
+ * @sq: the send queue
+ * @rq: the receive queue
+ * @srq: the SRQ the QP receives from, or NULL (DRES's struct cxib_srq)
+ * @send_cq: the CQ of the send queue
+ * @recv_cq: the CQ of the receive queue
+ * @cq_send_node: on @send_cq->send_qps
+ * @cq_recv_node: on @recv_cq->recv_qps
+ * @refs: references held by the QP table and by event handlers running for the QP
+ * @free: completed when the last reference goes, so destroy can free the QP
+ * @uq: user QPs only, else NULL: the QP's user memory; libmlx5 posts and resets the work
+ *	queues and cleans the CQs in user space, so the kernel leaves @sq/@rq heads alone
+ *
+ * Lifetime as for struct cxib_cq: in the device's QP table (cxib_dev.qps, by @qpn) from
+ * after CREATE_QP until destroy; the async EQ handler holds a reference (cxib_qp_get())
+ * while it calls the consumer.  CQ pollers find QPs through the table under the CQ's lock;
+ * destroy takes the QP off its CQs' lists under those locks before freeing it.
+ */
+struct cxib_qp {
+	struct ib_qp ibqp;
+	u32 qpn;
+	u8 st;
+	enum ib_qp_state state;
+	struct mutex mutex;		/* modify, query, destroy */
+	u8 port;
+	u16 pkey_index;
+	bool sq_sig_all;
+	bool hw_err;
+	struct cxib_frag_buf buf;
+	struct cxib_dbr dbr;
+	struct cxib_sq sq;
+	struct cxib_rq rq;
+	struct cxib_srq *srq;
+	struct cxib_cq *send_cq;
+	struct cxib_cq *recv_cq;
+	struct list_head cq_send_node;
+	struct list_head cq_recv_node;
+	refcount_t refs;
+	struct completion free;
+	struct cxib_uq *uq;
+};
+
+static inline struct cxib_qp *to_cxib_qp(struct ib_qp *ibqp)
+{
+	return container_of(ibqp, struct cxib_qp, ibqp);
+}
+
+/**
+ * struct cxib_ah - an address handle
+ * @ibah: the RDMA core's AH; first, as INIT_RDMA_OBJ_SIZE requires
+ * @av: the address vector in its wire format (the UD WQE's datagram segment; the Q_Key
+ *	and destination QPN are filled per WR)
+ */
+struct cxib_ah {
+	struct ib_ah ibah;
+	struct cxib_wqe_av av;
+};
+
+static inline struct cxib_ah *to_cxib_ah(struct ib_ah *ibah)
+{
+	return container_of(ibah, struct cxib_ah, ibah);
 }
 
 /* ---- The device ------------------------------------------------------------------------------ */
@@ -517,6 +833,14 @@ enum {
  * @cqs: the CQs by number, for the EQ handlers; its lock is taken in hard interrupt
  *	context (XA_FLAGS_LOCK_IRQ)
  * @mkey_variant: the variant byte of the last memory key created
+ * @srqs: the SRQs by number, for the EQ handlers and the CQ poller; its lock is taken in
+ *	hard interrupt context (XA_FLAGS_LOCK_IRQ)
+ * @q_counter: the Q counter set (ALLOC_Q_COUNTER) behind the port statistics
+ * @q_counter_valid: @q_counter is allocated
+ * @qps: the QPs by device QP number, for the EQ handlers and the CQ pollers; its lock is
+ *	taken in hard interrupt context (XA_FLAGS_LOCK_IRQ)
+ * @bf_lock: serialises the SQ doorbells on BlueFlame register 0 of @uar (every kernel QP)
+ * @bf_offset: the half of that register the next doorbell writes (alternates)
  *
  * Probe runs in two phases: hardware bring-up (cxib_hw_init()) and then registration
  * with the RDMA core (cxib_ib_register()).
@@ -543,6 +867,12 @@ struct cxib_dev {
 	struct dma_pool *dbr_pool;
 	struct xarray cqs;
 	atomic_t mkey_variant;
+	struct xarray srqs;
+	u16 q_counter;
+	bool q_counter_valid;
+	struct xarray qps;
+	spinlock_t bf_lock;		/* SQ doorbells (BlueFlame register 0) */
+	u32 bf_offset;
 };
 
 static inline struct cxib_dev *to_cxib_dev(struct ib_device *ibdev)
@@ -573,11 +903,17 @@ static inline bool cxib_uar_in_bar(const struct cxib_dev *dev, u32 uar)
  * @ibucontext: the RDMA core's context; first, as INIT_RDMA_OBJ_SIZE requires
  * @uars: indexes of the context's UAR pages, mapped by index
  * @nuars: number of UAR pages
+ * @cqe_version: the CQE version agreed with libmlx5 (0, or 1: CQEs carry user indexes)
+ * @db_lock: protects @db_pages
+ * @db_pages: the pinned doorbell-record pages of the context's queues (struct cxib_udb_page)
  */
 struct cxib_ucontext {
 	struct ib_ucontext ibucontext;
 	u32 *uars;
 	unsigned int nuars;
+	u8 cqe_version;
+	struct mutex db_lock;		/* db_pages */
+	struct list_head db_pages;
 };
 
 static inline struct cxib_ucontext *to_cxib_ucontext(struct ib_ucontext *ibuctx)
@@ -745,11 +1081,117 @@ int cxib_poll_cq(struct ib_cq *ibcq, int num_entries, struct ib_wc *wc);
 int cxib_req_notify_cq(struct ib_cq *ibcq, enum ib_cq_notify_flags flags);
 void cxib_cq_comp_event(struct cxib_dev *dev, u32 cqn);
 void cxib_cq_error_event(struct cxib_dev *dev, u32 cqn, u8 syndrome);
+void cxib_cq_clean_locked(struct cxib_cq *cq, u32 qpn, struct cxib_srq *srq);
+int cxib_sq_complete(struct cxib_sq *sq, u16 counter, bool err, struct ib_wc *wc);
+
+/* mr.c: fast-registration MRs */
+struct ib_mr *cxib_alloc_mr(struct ib_pd *ibpd, enum ib_mr_type type, u32 max_num_sg);
+int cxib_map_mr_sg(struct ib_mr *ibmr, struct scatterlist *sg, int sg_nents,
+		   unsigned int *sg_offset);
+u32 cxib_mr_pl_entries(u32 max_num_sg);
+size_t cxib_mr_pl_bytes(u32 entries);
+void cxib_mr_build_fast_reg_mkc(struct cxib_mkc *mkc, u32 pdn, u8 variant, u32 max_pages);
+int cxib_mr_set_page(struct ib_mr *ibmr, u64 addr);
+
+/* srq.c: shared receive queues */
+int cxib_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *attr,
+		    struct ib_udata *udata);
+int cxib_modify_srq(struct ib_srq *ibsrq, struct ib_srq_attr *attr,
+		    enum ib_srq_attr_mask mask, struct ib_udata *udata);
+int cxib_query_srq(struct ib_srq *ibsrq, struct ib_srq_attr *attr);
+int cxib_destroy_srq(struct ib_srq *ibsrq, struct ib_udata *udata);
+int cxib_post_srq_recv(struct ib_srq *ibsrq, const struct ib_recv_wr *wr,
+		       const struct ib_recv_wr **bad_wr);
+u64 cxib_srq_free_wqe(struct cxib_srq *srq, u16 wqe_index);
+void cxib_srq_init_free_list(struct cxib_srq *srq);
+void cxib_srq_build_wqe(void *wqe, const struct ib_recv_wr *wr, u32 max_gs);
+int cxib_srq_geometry(const struct cxib_caps *caps, u32 max_wr, u32 max_sge, u8 *log_size,
+		      u8 *log_stride);
+int cxib_srq_event_type(u8 event_type);
+u32 cxib_srq_max_sge(const struct cxib_caps *caps);
+struct cxib_srq *cxib_srq_get(struct cxib_dev *dev, u32 srqn);
+void cxib_srq_put(struct cxib_srq *srq);
+void cxib_srq_event(struct cxib_dev *dev, u32 srqn, u8 event_type);
+
+/* mcast.c: multicast */
+void cxib_mcg_build_cmd(void *in, u16 opcode, u32 qpn, const union ib_gid *gid);
+int cxib_attach_mcast(struct ib_qp *ibqp, union ib_gid *gid, u16 lid);
+int cxib_detach_mcast(struct ib_qp *ibqp, union ib_gid *gid, u16 lid);
+
+/* counters.c: port statistics (Q counters) */
+#define CXIB_NUM_Q_COUNTERS	20
+extern const struct rdma_stat_desc cxib_q_counter_descs[];
+extern const u8 cxib_q_counter_dws[];
+void cxib_q_counters_parse(const void *out, u64 *values);
+int cxib_counters_init(struct cxib_dev *dev);
+void cxib_counters_cleanup(struct cxib_dev *dev);
+
+/* qp.c: queue pairs */
+int cxib_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *attr, struct ib_udata *udata);
+int cxib_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int attr_mask,
+		   struct ib_udata *udata);
+int cxib_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int attr_mask,
+		  struct ib_qp_init_attr *init_attr);
+int cxib_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata);
+struct cxib_qp *cxib_qp_get(struct cxib_dev *dev, u32 qpn);
+void cxib_qp_put(struct cxib_qp *qp);
+void cxib_qp_event(struct cxib_dev *dev, u32 qpn, u8 event_type);
+int cxib_qp_event_type(u8 event_type);
+void cxib_qp_caps(const struct cxib_dev *dev, struct ib_device_attr *props);
+
+/* wr.c: posting work requests */
+int cxib_wqe_build_send(const struct cxib_sq_params *p, const struct ib_send_wr *wr, u16 idx,
+			void *wqe, struct cxib_sq_ent *info);
+void cxib_sq_copy_wqe(const struct cxib_frag_buf *buf, u32 sq_offset, u8 log_wqe_cnt, u32 idx,
+		      const void *wqe, u32 nbb);
+u32 cxib_sq_bf_len(const struct cxib_caps *caps, u32 nreq, u32 nbb);
+int cxib_wqe_build_recv(void *wqe, u32 max_gs, const struct ib_recv_wr *wr);
+u32 cxib_umr_xlt_octowords(u32 npages);
+int cxib_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
+		   const struct ib_send_wr **bad_wr);
+int cxib_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
+		   const struct ib_recv_wr **bad_wr);
+
+/* ah.c: address handles */
+int cxib_create_ah(struct ib_ah *ibah, struct rdma_ah_init_attr *init_attr,
+		   struct ib_udata *udata);
+int cxib_destroy_ah(struct ib_ah *ibah, u32 flags);
+void cxib_ah_attr_to_av(const struct rdma_ah_attr *attr, struct cxib_wqe_av *av);
 
 /* ucontext.c: user contexts */
 int cxib_alloc_ucontext(struct ib_ucontext *ibuctx, struct ib_udata *udata);
 void cxib_dealloc_ucontext(struct ib_ucontext *ibuctx);
 void cxib_disassociate_ucontext(struct ib_ucontext *ibuctx);
 int cxib_mmap(struct ib_ucontext *ibuctx, struct vm_area_struct *vma);
+void cxib_mmap_free(struct rdma_user_mmap_entry *entry);
+
+/* umem.c: user memory (user MRs, user queue buffers, doorbell pages) */
+struct ib_mr *cxib_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length, u64 virt_addr,
+			       int access, struct ib_udata *udata);
+u32 cxib_umem_fill_pas(struct ib_umem *umem, unsigned long pgsz, u64 *pas, u32 max);
+int cxib_udb_map(struct cxib_ucontext *uctx, u64 db_addr, struct cxib_udb_page **page,
+		 dma_addr_t *dma);
+void cxib_udb_unmap(struct cxib_ucontext *uctx, struct cxib_udb_page *page);
+int cxib_uq_pin(struct cxib_dev *dev, struct cxib_uq *uq, u64 buf_addr, size_t size,
+		u64 db_addr);
+void cxib_uq_free(struct cxib_dev *dev, struct cxib_uq *uq);
+
+/* uverbs.c: the user halves of create_cq / create_qp / create_srq (libmlx5's udata) */
+struct mlx5_ib_create_cq;
+struct mlx5_ib_create_qp;
+struct mlx5_ib_create_srq;
+int cxib_uidx_check(u8 cqe_version, u32 uidx, u32 *out);
+int cxib_ucq_check(const struct cxib_caps *caps, const struct mlx5_ib_create_cq *ucmd,
+		   u32 cqe, u8 *cqe_sz, u8 *log_size, size_t *bytes);
+int cxib_uqp_check(const struct cxib_caps *caps, const struct mlx5_ib_create_qp *ucmd,
+		   const struct ib_qp_init_attr *attr, size_t *bytes);
+int cxib_usrq_check(const struct mlx5_ib_create_srq *ucmd);
+int cxib_ucq_create(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
+		    struct ib_udata *udata);
+int cxib_uqp_init(struct cxib_qp *qp, struct ib_qp_init_attr *attr, struct ib_udata *udata);
+void cxib_uqp_fill_qpc(const struct cxib_qp *qp, struct cxib_qpc *qpc);
+int cxib_uqp_respond(struct cxib_qp *qp, struct ib_udata *udata);
+int cxib_usrq_init(struct cxib_srq *srq, struct ib_srq_init_attr *attr, struct ib_udata *udata);
+int cxib_usrq_respond(struct cxib_srq *srq, struct ib_udata *udata);
 
 #endif /* _CXIB_H */

@@ -93,6 +93,20 @@ static void cxib_eq_handle(struct cxib_eq *eq, const struct cxib_eqe *eqe)
 		cxib_cq_error_event(dev, CXIB_GET(eqe, CXIB_EQE_CQ_ERR_CQN),
 				    CXIB_GET(eqe, CXIB_EQE_CQ_ERR_SYNDROME));
 		break;
+	case CXIB_EVENT_TYPE_PATH_MIG:
+	case CXIB_EVENT_TYPE_COMM_EST:
+	case CXIB_EVENT_TYPE_SQ_DRAINED:
+	case CXIB_EVENT_TYPE_SRQ_LAST_WQE:
+	case CXIB_EVENT_TYPE_WQ_CATAS_ERROR:
+	case CXIB_EVENT_TYPE_PATH_MIG_FAILED:
+	case CXIB_EVENT_TYPE_WQ_INVAL_REQ_ERROR:
+	case CXIB_EVENT_TYPE_WQ_ACCESS_ERROR:
+		cxib_qp_event(dev, CXIB_GET(eqe, CXIB_EQE_QP_QPN), type);
+		break;
+	case CXIB_EVENT_TYPE_SRQ_RQ_LIMIT:
+	case CXIB_EVENT_TYPE_SRQ_CATAS_ERROR:
+		cxib_srq_event(dev, CXIB_GET(eqe, CXIB_EQE_SRQ_SRQN), type);
+		break;
 	case CXIB_EVENT_TYPE_INTERNAL_ERROR:
 		dev_err_ratelimited(&dev->pdev->dev, "%s EQ: firmware reports an internal error\n",
 				    eq->name);

@@ -8,10 +8,10 @@
  * from the firmware's subnet management agent through MAD_IFC (mad.c), as a subnet manager
  * sees them; capability limits come from the device capabilities (fw.c).
  *
- * What the driver implements today is the device level: queries, the port capability mask,
- * user contexts with their UAR pages (ucontext.c).  The RDMA core registers it as a
- * device without kernel verbs (no PD/CQ/QP yet), so kernel clients such as ib_mad, ib_cm
- * and IPoIB do not attach to it.
+ * Besides the device level (queries, the port capability mask, user contexts with their
+ * UAR pages in ucontext.c) it offers the kernel verbs: PDs, MRs, CQs, QPs (RC, UC, UD, SMI,
+ * GSI; qp.c, wr.c), AHs, SRQs, so the RDMA core registers it with kernel verbs and kernel
+ * clients (ib_mad with its QP0/QP1, ib_cm, IPoIB) attach to it.
  */
 
 #include <linux/limits.h>
@@ -34,10 +34,22 @@ static int cxib_query_device(struct ib_device *ibdev, struct ib_device_attr *pro
 {
 	struct cxib_dev *dev = to_cxib_dev(ibdev);
 	const struct cxib_caps *caps = &dev->caps;
+	struct mlx5_ib_query_device_resp resp = {};
 
-	/* No driver-specific request or response exists (libmlx5's cmds_supp_uhw is 0). */
+	/*
+	 * libmlx5 sends no request; it asks for struct mlx5_ib_query_device_resp (the context
+	 * says cmds_supp_uhw QUERY_DEVICE).  cxib has none of the offloads it describes (TSO,
+	 * RSS, CQE compression, packet pacing, striding RQ, ...): all zero.
+	 */
 	if (uhw && uhw->inlen && !ib_is_udata_cleared(uhw, 0, uhw->inlen))
 		return -EINVAL;
+	if (uhw && uhw->outlen) {
+		if (uhw->outlen < offsetofend(typeof(resp), response_length))
+			return -EINVAL;
+		resp.response_length = min_t(size_t, uhw->outlen, sizeof(resp));
+		if (ib_copy_to_udata(uhw, &resp, resp.response_length))
+			return -EFAULT;
+	}
 
 	props->fw_ver = (u64)dev->fw_rev.major << 32 | (u64)dev->fw_rev.minor << 16 |
 			dev->fw_rev.subminor;
@@ -45,7 +57,9 @@ static int cxib_query_device(struct ib_device *ibdev, struct ib_device_attr *pro
 	props->vendor_id = dev->vendor_id;
 	props->vendor_part_id = dev->pdev->device;
 	props->hw_ver = dev->pdev->revision;
-	props->device_cap_flags = IB_DEVICE_PORT_ACTIVE_EVENT | IB_DEVICE_SYS_IMAGE_GUID;
+	/* MEM_MGT_EXTENSIONS: alloc_mr, map_mr_sg and IB_WR_REG_MR / IB_WR_LOCAL_INV. */
+	props->device_cap_flags = IB_DEVICE_PORT_ACTIVE_EVENT | IB_DEVICE_SYS_IMAGE_GUID |
+				  IB_DEVICE_MEM_MGT_EXTENSIONS;
 	props->page_size_cap =
 		GENMASK_ULL(63, max_t(u8, caps->log_pg_sz, CXIB_ADAPTER_PAGE_SHIFT));
 	props->max_mr_size = caps->log_max_mrw_sz >= 64 ? U64_MAX :
@@ -62,6 +76,7 @@ static int cxib_query_device(struct ib_device *ibdev, struct ib_device_attr *pro
 	if (caps->log_max_srq) {
 		props->max_srq = cxib_log2_int(caps->log_max_srq);
 		props->max_srq_wr = cxib_log2_int(caps->log_max_srq_sz) - 1;
+		props->max_srq_sge = cxib_srq_max_sge(caps);
 	}
 	props->max_mcast_grp = cxib_log2_int(caps->log_max_mcg);
 	props->max_mcast_qp_attach = caps->max_qp_mcg;
@@ -71,6 +86,7 @@ static int cxib_query_device(struct ib_device *ibdev, struct ib_device_attr *pro
 	props->local_ca_ack_delay = caps->local_ca_ack_delay;
 	props->atomic_cap = IB_ATOMIC_NONE;
 	props->masked_atomic_cap = IB_ATOMIC_NONE;
+	cxib_qp_caps(dev, props);
 	return 0;
 }
 
@@ -304,29 +320,51 @@ static const struct ib_device_ops cxib_dev_ops = {
 	.driver_id = RDMA_DRIVER_MLX5,
 	.uverbs_abi_ver = MLX5_IB_UVERBS_ABI_VERSION,
 
+	.alloc_mr = cxib_alloc_mr,
 	.alloc_pd = cxib_alloc_pd,
 	.alloc_ucontext = cxib_alloc_ucontext,
+	.attach_mcast = cxib_attach_mcast,
+	.create_ah = cxib_create_ah,
 	.create_cq = cxib_create_cq,
+	.create_qp = cxib_create_qp,
+	.create_srq = cxib_create_srq,
 	.dealloc_pd = cxib_dealloc_pd,
 	.dealloc_ucontext = cxib_dealloc_ucontext,
 	.dereg_mr = cxib_dereg_mr,
+	.destroy_ah = cxib_destroy_ah,
 	.destroy_cq = cxib_destroy_cq,
+	.destroy_qp = cxib_destroy_qp,
+	.destroy_srq = cxib_destroy_srq,
+	.detach_mcast = cxib_detach_mcast,
 	.device_group = &cxib_dev_attr_group,
 	.disassociate_ucontext = cxib_disassociate_ucontext,
 	.get_dev_fw_str = cxib_get_dev_fw_str,
 	.get_dma_mr = cxib_get_dma_mr,
 	.get_port_immutable = cxib_get_port_immutable,
+	.map_mr_sg = cxib_map_mr_sg,
 	.mmap = cxib_mmap,
+	.mmap_free = cxib_mmap_free,
 	.modify_port = cxib_modify_port,
+	.modify_qp = cxib_modify_qp,
+	.modify_srq = cxib_modify_srq,
 	.poll_cq = cxib_poll_cq,
+	.post_recv = cxib_post_recv,
+	.post_send = cxib_post_send,
+	.post_srq_recv = cxib_post_srq_recv,
 	.query_device = cxib_query_device,
 	.query_gid = cxib_query_gid,
 	.query_pkey = cxib_query_pkey,
 	.query_port = cxib_query_port,
+	.query_qp = cxib_query_qp,
+	.query_srq = cxib_query_srq,
+	.reg_user_mr = cxib_reg_user_mr,
 	.req_notify_cq = cxib_req_notify_cq,
 
+	INIT_RDMA_OBJ_SIZE(ib_ah, cxib_ah, ibah),
 	INIT_RDMA_OBJ_SIZE(ib_cq, cxib_cq, ibcq),
 	INIT_RDMA_OBJ_SIZE(ib_pd, cxib_pd, ibpd),
+	INIT_RDMA_OBJ_SIZE(ib_qp, cxib_qp, ibqp),
+	INIT_RDMA_OBJ_SIZE(ib_srq, cxib_srq, ibsrq),
 	INIT_RDMA_OBJ_SIZE(ib_ucontext, cxib_ucontext, ibucontext),
 };
 
@@ -360,21 +398,32 @@ int cxib_ib_register(struct cxib_dev *dev)
 	ibdev->num_comp_vectors = dev->eqt.num_comp;
 	ibdev->dev.parent = &dev->pdev->dev;
 	ib_set_device_ops(ibdev, &cxib_dev_ops);
+	/* SRQ events are dispatched only while CXIB_DEV_IB_ACTIVE is set. */
+	xa_init_flags(&dev->srqs, XA_FLAGS_LOCK_IRQ);
+	/* QP events likewise; kernel QPs ring BlueFlame register 0 of the driver's UAR. */
+	xa_init_flags(&dev->qps, XA_FLAGS_LOCK_IRQ);
+	spin_lock_init(&dev->bf_lock);
+	dev->bf_offset = 0;
 
 	err = cxib_res_init(dev);
 	if (err)
 		return err;
+	err = cxib_counters_init(dev);
+	if (err)
+		goto err_res_cleanup;
 
 	err = ib_register_device(ibdev, "cxib_%d", &dev->pdev->dev);
 	if (err) {
 		dev_err(&dev->pdev->dev, "cannot register the InfiniBand device: %d\n", err);
-		goto err_res_cleanup;
+		goto err_counters_cleanup;
 	}
 	set_bit(CXIB_DEV_IB_ACTIVE, &dev->flags);
 	ibdev_info(ibdev, "node GUID %016llx, %u completion vectors\n",
 		   be64_to_cpu(ibdev->node_guid), ibdev->num_comp_vectors);
 	return 0;
 
+err_counters_cleanup:
+	cxib_counters_cleanup(dev);
 err_res_cleanup:
 	cxib_res_cleanup(dev);
 	return err;
@@ -390,6 +439,8 @@ void cxib_ib_unregister(struct cxib_dev *dev)
 	/* An async EQ handler that saw the device registered is done before it goes. */
 	cxib_eqs_sync_async(dev);
 	ib_unregister_device(&dev->ibdev);
+	cxib_counters_cleanup(dev);
+	WARN_ON(!xa_empty(&dev->srqs));
 	cxib_res_cleanup(dev);
 	mutex_destroy(&dev->port_lock);
 }

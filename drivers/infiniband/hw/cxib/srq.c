@@ -1,0 +1,545 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * cxib: shared receive queues (PRM §5.6 CREATE_SRQ / DESTROY_SRQ / QUERY_SRQ / ARM_RQ, §6
+ * SRQ WQEs), kernel consumers only.
+ *
+ * An SRQ is a ring of 2^log_size WQEs of 2^log_stride bytes; each WQE starts with a next
+ * segment whose next_wqe_index links the free WQEs into a list, followed by the scatter
+ * list (data segments, ended early by one with CXIB_INVALID_LKEY).  The device takes WQEs
+ * from the list in the order software posted them (the doorbell record counts them) and
+ * names a consumed WQE by its index in the CQE's wqe_counter; completing it puts the WQE back
+ * at the tail of the list (cxib_srq_free_wqe()).  One WQE is always on the list as its tail,
+ * so at most 2^log_size - 1 receives are posted at once.
+ *
+ * Locking (Documentation/infiniband/core_locking.rst): post_srq_recv may be called from any
+ * context and must not sleep; it and the CQ poller, which frees WQEs, serialise on the SRQ's
+ * spinlock with interrupts off.  SRQ events arrive on the async EQ and find the SRQ in the
+ * device's SRQ table under the table's interrupt-safe lock, holding a reference while they
+ * call the consumer; destroy takes the SRQ out of the table and waits for those references.
+ *
+ * ISSI 0's CREATE_SRQ is used whatever ISSI was negotiated (the model implements it in both);
+ * real ISSI 1 firmware wants RMP objects for basic SRQs instead.
+ */
+
+#include <linux/kernel.h>
+#include <linux/log2.h>
+#include <linux/slab.h>
+#include <linux/vmalloc.h>
+
+#include "cxib.h"
+
+/* The smallest SRQ WQE: the next segment and one data segment. */
+#define CXIB_SRQ_MIN_WQE_SIZE	(sizeof(struct cxib_wqe_srq_next_seg) + \
+				 sizeof(struct cxib_wqe_data_seg))
+
+/* ---- The WQE ring: pure functions of the SRQ's memory ------------------------------------ */
+
+static void *cxib_srq_wqe(struct cxib_srq *srq, u32 idx)
+{
+	return cxib_frag_buf_entry(&srq->buf, idx & ((1u << srq->log_size) - 1),
+				   srq->log_stride);
+}
+
+/**
+ * cxib_srq_init_free_list() - link every WQE of an empty SRQ into the free list
+ * @srq: the SRQ, with @buf, @log_size and @log_stride set
+ *
+ * WQE i links to i + 1, the last to 0; the list runs from WQE 0 (@head) to the last
+ * (@tail).  Also zeroes the WQE counter.
+ */
+void cxib_srq_init_free_list(struct cxib_srq *srq)
+{
+	u32 n = 1u << srq->log_size, i;
+
+	for (i = 0; i < n; i++) {
+		struct cxib_wqe_srq_next_seg *next = cxib_srq_wqe(srq, i);
+
+		next->next_wqe_index = cpu_to_be16((i + 1) & (n - 1));
+	}
+	srq->head = 0;
+	srq->tail = n - 1;
+	srq->wqe_ctr = 0;
+}
+
+/**
+ * cxib_srq_build_wqe() - write a receive request's scatter list into an SRQ WQE
+ * @wqe: the WQE; its next segment is left alone
+ * @wr: the request, at most @max_gs scatter entries
+ * @max_gs: data segments the WQE has room for
+ *
+ * Fewer entries than @max_gs are ended by a data segment with CXIB_INVALID_LKEY.
+ */
+void cxib_srq_build_wqe(void *wqe, const struct ib_recv_wr *wr, u32 max_gs)
+{
+	struct cxib_wqe_data_seg *d = wqe + sizeof(struct cxib_wqe_srq_next_seg);
+	int i;
+
+	for (i = 0; i < wr->num_sge; i++, d++) {
+		d->byte_count = cpu_to_be32(wr->sg_list[i].length);
+		d->lkey = cpu_to_be32(wr->sg_list[i].lkey);
+		d->addr = cpu_to_be64(wr->sg_list[i].addr);
+	}
+	if (i < max_gs) {
+		d->byte_count = 0;
+		d->lkey = cpu_to_be32(CXIB_INVALID_LKEY);
+		d->addr = 0;
+	}
+}
+
+/**
+ * cxib_post_srq_recv() - ib_device_ops.post_srq_recv
+ * @ibsrq: the SRQ
+ * @wr: the chain of receive requests
+ * @bad_wr: set to the first request not posted, on error
+ *
+ * Any context; does not sleep.
+ *
+ * Return: 0, -EINVAL (too many scatter entries) or -ENOMEM (the SRQ is full); the
+ * requests before *@bad_wr are posted.
+ */
+int cxib_post_srq_recv(struct ib_srq *ibsrq, const struct ib_recv_wr *wr,
+		       const struct ib_recv_wr **bad_wr)
+{
+	struct cxib_srq *srq = to_cxib_srq(ibsrq);
+	unsigned long flags;
+	unsigned int nreq;
+	int err = 0;
+
+	if (unlikely(srq->uq)) {	/* libmlx5 posts to a user SRQ itself */
+		*bad_wr = wr;
+		return -EINVAL;
+	}
+	spin_lock_irqsave(&srq->lock, flags);
+	for (nreq = 0; wr; nreq++, wr = wr->next) {
+		struct cxib_wqe_srq_next_seg *next;
+
+		if (unlikely(wr->num_sge < 0 || wr->num_sge > srq->max_gs)) {
+			err = -EINVAL;
+			break;
+		}
+		if (unlikely(srq->head == srq->tail)) {
+			err = -ENOMEM;
+			break;
+		}
+		next = cxib_srq_wqe(srq, srq->head);
+		srq->wrid[srq->head] = wr->wr_id;
+		cxib_srq_build_wqe(next, wr, srq->max_gs);
+		srq->head = be16_to_cpu(next->next_wqe_index);
+		srq->wqe_ctr++;
+	}
+	if (err)
+		*bad_wr = wr;
+	if (likely(nreq)) {
+		/* The WQEs must be in memory before the device sees the counter move. */
+		dma_wmb();
+		srq->dbr.db[0] = cpu_to_be32(CXIB_FIELD_PREP(CXIB_SRQ_DB_WQE_COUNTER,
+							     srq->wqe_ctr));
+	}
+	spin_unlock_irqrestore(&srq->lock, flags);
+	return err;
+}
+
+/**
+ * cxib_srq_free_wqe() - retire the SRQ WQE a receive completion names
+ * @srq: the SRQ
+ * @wqe_index: the CQE's wqe_counter: the WQE's index in the ring
+ *
+ * Any context (the CQ poller).  The WQE goes back on the free list, after its tail.
+ *
+ * Return: the wr_id the consumer posted the WQE with.
+ */
+u64 cxib_srq_free_wqe(struct cxib_srq *srq, u16 wqe_index)
+{
+	u32 idx = wqe_index & ((1u << srq->log_size) - 1);
+	struct cxib_wqe_srq_next_seg *tail;
+	unsigned long flags;
+	u64 wr_id;
+
+	spin_lock_irqsave(&srq->lock, flags);
+	wr_id = srq->wrid[idx];
+	tail = cxib_srq_wqe(srq, srq->tail);
+	tail->next_wqe_index = cpu_to_be16(idx);
+	srq->tail = idx;
+	spin_unlock_irqrestore(&srq->lock, flags);
+	return wr_id;
+}
+
+/* ---- Commands -------------------------------------------------------------------------- */
+
+static int cxib_cmd_create_srq(struct cxib_dev *dev, struct cxib_srq *srq, u32 pdn)
+{
+	u32 inlen = CXIB_CREATE_SRQ_IN_LEN(srq->buf.npages);
+	__be32 out[CXIB_CREATE_SRQ_OUT_LEN / 4] = {};
+	__be32 *srqc;
+	unsigned int i;
+	void *in;
+	int err;
+
+	in = kvzalloc(inlen, GFP_KERNEL);
+	if (!in)
+		return -ENOMEM;
+	srqc = in + CXIB_CREATE_SRQ_IN_SRQC_OFFSET;
+	CXIB_SET(in, CXIB_CMD_IN_OPCODE, CXIB_CMD_OP_CREATE_SRQ);
+	CXIB_SET(srqc, CXIB_SRQC_STATE, CXIB_SRQC_STATE_GOOD);
+	CXIB_SET(srqc, CXIB_SRQC_LOG_SRQ_SIZE, srq->log_size);
+	CXIB_SET(srqc, CXIB_SRQC_LOG_RQ_STRIDE, srq->log_stride - 4);
+	CXIB_SET(srqc, CXIB_SRQC_PAGE_OFFSET, 0);
+	CXIB_SET(srqc, CXIB_SRQC_LOG_PAGE_SIZE, 0);	/* 4 KiB pieces */
+	CXIB_SET(srqc, CXIB_SRQC_PD, pdn);
+	CXIB_SET64(srqc, CXIB_SRQC_DBR_ADDR, srq->dbr.dma);
+	for (i = 0; i < srq->buf.npages; i++)
+		CXIB_SET64(in + CXIB_CREATE_SRQ_IN_PAS_OFFSET + i * CXIB_PAS_ENTRY_SIZE, 0, 63, 0,
+			   srq->buf.dma[i]);
+	err = cxib_cmd_exec(dev, in, inlen, out, sizeof(out));
+	if (!err)
+		srq->srqn = CXIB_GET(out, CXIB_CREATE_SRQ_OUT_SRQN);
+	kvfree(in);
+	return err;
+}
+
+static int cxib_cmd_destroy_srq(struct cxib_dev *dev, u32 srqn)
+{
+	__be32 in[CXIB_DESTROY_SRQ_IN_LEN / 4] = {};
+	__be32 out[CXIB_DESTROY_SRQ_OUT_LEN / 4] = {};
+
+	CXIB_SET(in, CXIB_CMD_IN_OPCODE, CXIB_CMD_OP_DESTROY_SRQ);
+	CXIB_SET(in, CXIB_DESTROY_SRQ_IN_SRQN, srqn);
+	return cxib_cmd_exec(dev, in, sizeof(in), out, sizeof(out));
+}
+
+static int cxib_cmd_arm_srq(struct cxib_dev *dev, u32 srqn, u16 lwm)
+{
+	__be32 in[CXIB_ARM_RQ_IN_LEN / 4] = {};
+	__be32 out[CXIB_ARM_RQ_OUT_LEN / 4] = {};
+
+	CXIB_SET(in, CXIB_CMD_IN_OPCODE, CXIB_CMD_OP_ARM_RQ);
+	CXIB_SET(in, CXIB_CMD_IN_OP_MOD, CXIB_ARM_RQ_OP_MOD_SRQ);
+	CXIB_SET(in, CXIB_ARM_RQ_IN_SRQ_NUMBER, srqn);
+	CXIB_SET(in, CXIB_ARM_RQ_IN_LWM, lwm);
+	return cxib_cmd_exec(dev, in, sizeof(in), out, sizeof(out));
+}
+
+static int cxib_cmd_query_srq(struct cxib_dev *dev, u32 srqn, struct cxib_srqc *srqc)
+{
+	__be32 in[CXIB_QUERY_SRQ_IN_LEN / 4] = {};
+	void *out;
+	int err;
+
+	out = kzalloc(CXIB_QUERY_SRQ_OUT_LEN, GFP_KERNEL);
+	if (!out)
+		return -ENOMEM;
+	CXIB_SET(in, CXIB_CMD_IN_OPCODE, CXIB_CMD_OP_QUERY_SRQ);
+	CXIB_SET(in, CXIB_QUERY_SRQ_IN_SRQN, srqn);
+	err = cxib_cmd_exec(dev, in, sizeof(in), out, CXIB_QUERY_SRQ_OUT_LEN);
+	if (!err)
+		memcpy(srqc, out + CXIB_QUERY_SRQ_OUT_SRQC_OFFSET, sizeof(*srqc));
+	kfree(out);
+	return err;
+}
+
+/* ---- Verbs ------------------------------------------------------------------------------ */
+
+/**
+ * cxib_srq_geometry() - the ring an SRQ of @max_wr receives of @max_sge entries needs
+ * @caps: the device's capabilities
+ * @max_wr: receives the consumer wants to have posted at once
+ * @max_sge: scatter entries per receive
+ * @log_size: set to log2 of the number of WQEs (one more than @max_wr, rounded up)
+ * @log_stride: set to log2 of the WQE size (next segment + data segments, rounded up)
+ *
+ * Return: 0, or -EINVAL if the device cannot hold it.
+ */
+int cxib_srq_geometry(const struct cxib_caps *caps, u32 max_wr, u32 max_sge, u8 *log_size,
+		      u8 *log_stride)
+{
+	u32 wqe_size;
+
+	if (!max_wr || max_wr >= BIT(caps->log_max_srq_sz) || max_sge > caps->max_wqe_sz_rq)
+		return -EINVAL;	/* (the max_sge test only keeps the sum below from overflowing) */
+	wqe_size = sizeof(struct cxib_wqe_srq_next_seg) +
+		   max_t(u32, max_sge, 1) * sizeof(struct cxib_wqe_data_seg);
+	wqe_size = roundup_pow_of_two(max_t(u32, wqe_size, CXIB_SRQ_MIN_WQE_SIZE));
+	if (wqe_size > caps->max_wqe_sz_rq)
+		return -EINVAL;
+	*log_stride = ilog2(wqe_size);
+	*log_size = order_base_2(max_wr + 1);
+	return 0;
+}
+
+/**
+ * cxib_srq_max_sge() - the most scatter entries an SRQ WQE of the device can hold
+ * @caps: the device's capabilities
+ *
+ * Return: the entries that fit, with the next segment, in max_wqe_sz_rq bytes.
+ */
+u32 cxib_srq_max_sge(const struct cxib_caps *caps)
+{
+	if (caps->max_wqe_sz_rq < CXIB_SRQ_MIN_WQE_SIZE)
+		return 0;
+	return (rounddown_pow_of_two(caps->max_wqe_sz_rq) -
+		sizeof(struct cxib_wqe_srq_next_seg)) / sizeof(struct cxib_wqe_data_seg);
+}
+
+/* Data segments a WQE of 2^@log_stride bytes holds. */
+static u32 cxib_srq_max_gs(u8 log_stride)
+{
+	return (BIT(log_stride) - sizeof(struct cxib_wqe_srq_next_seg)) /
+	       sizeof(struct cxib_wqe_data_seg);
+}
+
+static void cxib_srq_free_mem(struct cxib_dev *dev, struct cxib_srq *srq)
+{
+	if (srq->uq) {
+		cxib_uq_free(dev, srq->uq);
+		srq->uq = NULL;
+		return;
+	}
+	kvfree(srq->wrid);
+	srq->wrid = NULL;
+	if (srq->dbr.db)
+		cxib_dbr_free(dev, &srq->dbr);
+	cxib_frag_buf_free(dev, &srq->buf);
+}
+
+/**
+ * cxib_create_srq() - ib_device_ops.create_srq
+ * @ibsrq: the SRQ, allocated by the RDMA core
+ * @attr: what the consumer asks for; max_wr and max_sge are updated to what it got
+ * @udata: NULL for a kernel SRQ; for a user SRQ, libmlx5's request (its buffer and
+ *	doorbell record, pinned by cxib_usrq_init()) and response room
+ *
+ * Sleeps.
+ *
+ * Return: 0 or a negative errno.
+ */
+int cxib_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *attr,
+		    struct ib_udata *udata)
+{
+	struct cxib_dev *dev = to_cxib_dev(ibsrq->device);
+	struct cxib_srq *srq = to_cxib_srq(ibsrq);
+	int err;
+
+	if (attr->srq_type != IB_SRQT_BASIC || !dev->caps.log_max_srq)
+		return -EOPNOTSUPP;
+	spin_lock_init(&srq->lock);
+	refcount_set(&srq->refs, 1);
+	init_completion(&srq->free);
+	if (udata) {
+		/* libmlx5's ring and doorbell record, pinned (uverbs.c); it posts them */
+		err = cxib_usrq_init(srq, attr, udata);
+		if (err)
+			return err;
+		goto create;
+	}
+	err = cxib_srq_geometry(&dev->caps, attr->attr.max_wr, attr->attr.max_sge,
+				&srq->log_size, &srq->log_stride);
+	if (err)
+		return err;
+	srq->max_gs = cxib_srq_max_gs(srq->log_stride);
+
+	err = cxib_frag_buf_alloc(dev, &srq->buf, BIT(srq->log_size + srq->log_stride));
+	if (err)
+		return err;
+	err = cxib_dbr_alloc(dev, &srq->dbr);
+	if (err)
+		goto err_free;
+	srq->wrid = kvcalloc(BIT(srq->log_size), sizeof(*srq->wrid), GFP_KERNEL);
+	if (!srq->wrid) {
+		err = -ENOMEM;
+		goto err_free;
+	}
+	cxib_srq_init_free_list(srq);
+
+create:
+	err = cxib_cmd_create_srq(dev, srq, to_cxib_pd(ibsrq->pd)->pdn);
+	if (err) {
+		ibdev_err(&dev->ibdev, "CREATE_SRQ (%u WQEs of %u bytes) failed: %d\n",
+			  1u << srq->log_size, 1u << srq->log_stride, err);
+		goto err_free;
+	}
+	err = xa_insert_irq(&dev->srqs, srq->srqn, srq, GFP_KERNEL);
+	if (err)
+		goto err_destroy;
+	if (srq->uq) {
+		err = cxib_usrq_respond(srq, udata);
+		if (err)
+			goto err_erase;
+	}
+
+	attr->attr.max_wr = BIT(srq->log_size) - 1;
+	attr->attr.max_sge = srq->max_gs;
+	return 0;
+
+err_erase:
+	xa_erase_irq(&dev->srqs, srq->srqn);
+err_destroy:
+	cxib_cmd_destroy_srq(dev, srq->srqn);
+err_free:
+	cxib_srq_free_mem(dev, srq);
+	return err;
+}
+
+/**
+ * cxib_modify_srq() - ib_device_ops.modify_srq: arm the SRQ limit event
+ * @ibsrq: the SRQ
+ * @attr: srq_limit: raise IB_EVENT_SRQ_LIMIT_REACHED once fewer WQEs are posted
+ * @mask: IB_SRQ_LIMIT; resizing (IB_SRQ_MAX_WR) is not supported
+ * @udata: unused
+ *
+ * Sleeps.  The device disarms the limit when it raises the event; the consumer re-arms.
+ *
+ * Return: 0 or a negative errno.
+ */
+int cxib_modify_srq(struct ib_srq *ibsrq, struct ib_srq_attr *attr,
+		    enum ib_srq_attr_mask mask, struct ib_udata *udata)
+{
+	struct cxib_dev *dev = to_cxib_dev(ibsrq->device);
+	struct cxib_srq *srq = to_cxib_srq(ibsrq);
+
+	if (mask & IB_SRQ_MAX_WR)
+		return -EOPNOTSUPP;
+	if (!(mask & IB_SRQ_LIMIT))
+		return 0;
+	if (attr->srq_limit >= BIT(srq->log_size) - 1)
+		return -EINVAL;
+	return cxib_cmd_arm_srq(dev, srq->srqn, attr->srq_limit);
+}
+
+/**
+ * cxib_query_srq() - ib_device_ops.query_srq
+ * @ibsrq: the SRQ
+ * @attr: filled with max_wr, max_sge and the armed limit (0: not armed)
+ *
+ * Sleeps.
+ *
+ * Return: 0 or a negative errno.
+ */
+int cxib_query_srq(struct ib_srq *ibsrq, struct ib_srq_attr *attr)
+{
+	struct cxib_dev *dev = to_cxib_dev(ibsrq->device);
+	struct cxib_srq *srq = to_cxib_srq(ibsrq);
+	struct cxib_srqc srqc;
+	int err;
+
+	err = cxib_cmd_query_srq(dev, srq->srqn, &srqc);
+	if (err)
+		return err;
+	attr->srq_limit = CXIB_GET(&srqc, CXIB_SRQC_LWM);
+	attr->max_wr = BIT(srq->log_size) - 1;
+	attr->max_sge = srq->max_gs;
+	return 0;
+}
+
+/**
+ * cxib_destroy_srq() - ib_device_ops.destroy_srq
+ * @ibsrq: the SRQ; no QP uses it any more
+ * @udata: unused
+ *
+ * Sleeps.  No event handler runs for the SRQ once this returns.
+ *
+ * Return: 0 or a negative errno (the living device refused; the SRQ stays).
+ */
+int cxib_destroy_srq(struct ib_srq *ibsrq, struct ib_udata *udata)
+{
+	struct cxib_dev *dev = to_cxib_dev(ibsrq->device);
+	struct cxib_srq *srq = to_cxib_srq(ibsrq);
+	int err;
+
+	err = cxib_cmd_destroy_srq(dev, srq->srqn);
+	if (err && !cxib_dev_dead(dev)) {
+		ibdev_err(&dev->ibdev, "DESTROY_SRQ 0x%x failed: %d\n", srq->srqn, err);
+		return err;
+	}
+	xa_erase_irq(&dev->srqs, srq->srqn);
+	cxib_srq_put(srq);
+	wait_for_completion(&srq->free);
+	cxib_srq_free_mem(dev, srq);
+	return 0;
+}
+
+/* ---- Events ---------------------------------------------------------------------------- */
+
+/**
+ * cxib_srq_get() - a reference to the SRQ numbered @srqn
+ * @dev: the device
+ * @srqn: the SRQ number
+ *
+ * Any context.
+ *
+ * Return: the SRQ, to be released with cxib_srq_put(), or NULL.
+ */
+struct cxib_srq *cxib_srq_get(struct cxib_dev *dev, u32 srqn)
+{
+	struct cxib_srq *srq;
+	unsigned long flags;
+
+	xa_lock_irqsave(&dev->srqs, flags);
+	srq = xa_load(&dev->srqs, srqn);
+	if (srq)
+		refcount_inc(&srq->refs);
+	xa_unlock_irqrestore(&dev->srqs, flags);
+	return srq;
+}
+
+/**
+ * cxib_srq_put() - release a reference from cxib_srq_get()
+ * @srq: the SRQ
+ */
+void cxib_srq_put(struct cxib_srq *srq)
+{
+	if (refcount_dec_and_test(&srq->refs))
+		complete(&srq->free);
+}
+
+/**
+ * cxib_srq_event_type() - the RDMA core's event for an SRQ event of the device
+ * @event_type: CXIB_EVENT_TYPE_SRQ_RQ_LIMIT or CXIB_EVENT_TYPE_SRQ_CATAS_ERROR
+ *
+ * Return: the ib_event_type, or -1 for an event type that is not an SRQ's.
+ */
+int cxib_srq_event_type(u8 event_type)
+{
+	switch (event_type) {
+	case CXIB_EVENT_TYPE_SRQ_RQ_LIMIT:
+		return IB_EVENT_SRQ_LIMIT_REACHED;
+	case CXIB_EVENT_TYPE_SRQ_CATAS_ERROR:
+		return IB_EVENT_SRQ_ERR;
+	default:
+		return -1;
+	}
+}
+
+/**
+ * cxib_srq_event() - the device reports an SRQ event
+ * @dev: the device
+ * @srqn: the SRQ number from the EQE
+ * @event_type: the EQE's event type (CXIB_EVENT_TYPE_SRQ_*)
+ *
+ * Called from the async EQ's interrupt handler; becomes IB_EVENT_SRQ_LIMIT_REACHED or
+ * IB_EVENT_SRQ_ERR for the consumer's event handler.
+ */
+void cxib_srq_event(struct cxib_dev *dev, u32 srqn, u8 event_type)
+{
+	int type = cxib_srq_event_type(event_type);
+	struct ib_event ev = {};
+	struct cxib_srq *srq;
+
+	/* The SRQ table exists while the device is registered. */
+	if (type < 0 || !test_bit(CXIB_DEV_IB_ACTIVE, &dev->flags))
+		return;
+	if (event_type == CXIB_EVENT_TYPE_SRQ_CATAS_ERROR)
+		dev_err_ratelimited(&dev->pdev->dev, "SRQ 0x%x catastrophic error\n", srqn);
+	srq = cxib_srq_get(dev, srqn);
+	if (!srq) {
+		dev_dbg_ratelimited(&dev->pdev->dev, "event 0x%02x for unknown SRQ 0x%x\n",
+				    event_type, srqn);
+		return;
+	}
+	if (srq->ibsrq.event_handler) {
+		ev.device = srq->ibsrq.device;
+		ev.event = type;
+		ev.element.srq = &srq->ibsrq;
+		srq->ibsrq.event_handler(&ev, srq->ibsrq.srq_context);
+	}
+	cxib_srq_put(srq);
+}

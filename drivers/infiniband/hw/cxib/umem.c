@@ -1,0 +1,341 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * cxib: user memory the device is given (PRM §5.2 memory keys, the PAS lists of §5.3-§5.5).
+ *
+ * User MRs: the pages are pinned and DMA mapped with ib_umem_get(), and the key is an MTT
+ * key whose translation entries are the bus addresses of the umem's blocks.  The block size
+ * is the largest one ib_umem_find_best_pgsz() finds for the mapping (so a buffer backed by
+ * huge pages gets 2 MiB or 1 GiB entries), within what the key's log_page_size can say.
+ * The key maps exactly [virt_addr, virt_addr + length): the device checks every access
+ * against that range and the key's rights, so a user can make the device reach nothing but
+ * the pages it pinned here.
+ *
+ * User queues (CQ, QP, SRQ buffers of libmlx5): pinned the same way and handed to the device
+ * as a list of 4 KiB pages (PAS).  Their doorbell records live in pages libmlx5 shares
+ * among the queues of a context; each such page is pinned once and reference counted per
+ * context (struct cxib_udb_page), as mlx5 does.
+ */
+
+#include <linux/log2.h>
+#include <linux/mm.h>
+#include <linux/slab.h>
+#include <rdma/ib_umem.h>
+#include <rdma/ib_verbs.h>
+#include <rdma/iter.h>
+#include <rdma/uverbs_ioctl.h>
+
+#include "cxib.h"
+
+/*
+ * MTT page sizes a user MR may use: the mkc's log_page_size is an absolute log2; the page
+ * sizes Linux maps user memory with are 4 KiB, 2 MiB and 1 GiB, and the device takes any
+ * power of two from 4 KiB to 1 GiB.
+ */
+#define CXIB_MR_MAX_LOG_PAGE		30
+#define CXIB_MR_PGSZ_BITMAP		GENMASK_ULL(CXIB_MR_MAX_LOG_PAGE, CXIB_ADAPTER_PAGE_SHIFT)
+/*
+ * Translation entries one CREATE_MKEY carries (256 KiB of command input: 128 MiB of 4 KiB
+ * pages, 64 GiB of 2 MiB pages).  Larger registrations would need UMR WQEs to load the
+ * rest of the translation; they are refused.
+ */
+#define CXIB_MR_MAX_CMD_MTT		32768
+/* A doorbell record: two big-endian dwords, naturally aligned, never across a page. */
+#define CXIB_UDB_ALIGN			8
+
+/* Access flags a user MR may ask for; IB_ACCESS_OPTIONAL bits are hints and ignored. */
+#define CXIB_MR_ACCESS_SUPPORTED	(IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_WRITE | \
+					 IB_ACCESS_REMOTE_READ | IB_ACCESS_REMOTE_ATOMIC)
+
+/**
+ * cxib_umem_fill_pas() - the bus addresses of a umem's blocks of @pgsz bytes
+ * @umem: the pinned, DMA-mapped memory
+ * @pgsz: block size, a power of two the umem's mapping allows (ib_umem_find_best_pgsz())
+ * @pas: filled with the address of each block, the first one aligned down to @pgsz
+ * @max: room in @pas
+ *
+ * Return: the number of entries written; less than ib_umem_num_dma_blocks() only if @max
+ * is too small.
+ */
+u32 cxib_umem_fill_pas(struct ib_umem *umem, unsigned long pgsz, u64 *pas, u32 max)
+{
+	struct ib_block_iter biter;
+	u32 n = 0;
+
+	rdma_umem_for_each_dma_block(umem, &biter, pgsz) {
+		if (n == max)
+			break;
+		pas[n++] = rdma_block_iter_dma_address(&biter);
+	}
+	return n;
+}
+
+/* ---- User MRs ---------------------------------------------------------------------------- */
+
+static int cxib_reg_user_mr_check(struct cxib_dev *dev, u64 length, u64 virt_addr,
+				  int access, struct ib_udata *udata)
+{
+	/*
+	 * Hints that may be ignored: IB_ACCESS_OPTIONAL (relaxed ordering, which perftest
+	 * sets) and IB_ACCESS_HUGETLB (huge pages are found and used anyway).
+	 */
+	access &= ~(IB_ACCESS_OPTIONAL | IB_ACCESS_HUGETLB);
+	if (access & ~CXIB_MR_ACCESS_SUPPORTED)
+		return -EOPNOTSUPP;	/* on-demand paging, memory windows, zero-based, ... */
+	if ((access & IB_ACCESS_REMOTE_ATOMIC) && !dev->caps.atomic)
+		return -EOPNOTSUPP;
+	if (!length || virt_addr + length < virt_addr ||
+	    (dev->caps.log_max_mrw_sz < 64 && length > BIT_ULL(dev->caps.log_max_mrw_sz)))
+		return -EINVAL;
+	/* REG_MR has no driver data: anything the caller sends must be zero. */
+	if (udata && udata->inlen && !ib_is_udata_cleared(udata, 0, udata->inlen))
+		return -EINVAL;
+	return 0;
+}
+
+/**
+ * cxib_reg_user_mr() - ib_device_ops.reg_user_mr: a key for user memory
+ * @ibpd: the PD
+ * @start: user virtual address of the memory
+ * @length: its length in bytes
+ * @virt_addr: the I/O virtual address the key maps it at (what work requests name)
+ * @access: IB_ACCESS_* rights
+ * @udata: the caller's driver data (none for libmlx5)
+ *
+ * Pins the memory, finds the largest page size that maps it, and creates an MTT key over
+ * [@virt_addr, @virt_addr + @length) with the pages' bus addresses.  Sleeps.
+ *
+ * Return: the MR or an ERR_PTR(): -EOPNOTSUPP for access rights the device does not offer,
+ * -EINVAL for a bad range, -ENOMEM when the translation does not fit one command.
+ */
+struct ib_mr *cxib_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length, u64 virt_addr,
+			       int access, struct ib_udata *udata)
+{
+	struct cxib_dev *dev = to_cxib_dev(ibpd->device);
+	u32 pdn = to_cxib_pd(ibpd)->pdn;
+	struct cxib_mkc mkc = {};
+	struct ib_umem *umem;
+	unsigned long pgsz;
+	struct cxib_mr *mr;
+	u64 *mtt = NULL;
+	size_t nmtt;
+	u8 variant;
+	int err;
+
+	err = cxib_reg_user_mr_check(dev, length, virt_addr, access, udata);
+	if (err)
+		return ERR_PTR(err);
+
+	umem = ib_umem_get(&dev->ibdev, start, length, access);
+	if (IS_ERR(umem))
+		return ERR_CAST(umem);
+	/* The same offset in the first page for the I/O address and the memory. */
+	pgsz = ib_umem_find_best_pgsz(umem, CXIB_MR_PGSZ_BITMAP, virt_addr);
+	if (!pgsz) {
+		err = -EINVAL;
+		goto err_release;
+	}
+	nmtt = ib_umem_num_dma_blocks(umem, pgsz);
+	if (nmtt > CXIB_MR_MAX_CMD_MTT) {
+		ibdev_dbg(&dev->ibdev, "user MR of %llu bytes needs %zu %lu-byte pages: too many\n",
+			  length, nmtt, pgsz);
+		err = -ENOMEM;
+		goto err_release;
+	}
+
+	mr = kzalloc(sizeof(*mr), GFP_KERNEL);
+	/* Whole octwords go to the device: an odd list gets a zero entry after it. */
+	mtt = kvcalloc(ALIGN(nmtt, CXIB_MTT_PER_OCTWORD), sizeof(*mtt), GFP_KERNEL);
+	if (!mr || !mtt) {
+		err = -ENOMEM;
+		goto err_free;
+	}
+	if (cxib_umem_fill_pas(umem, pgsz, mtt, nmtt) != nmtt) {
+		err = -EFAULT;	/* cannot happen: the umem shrank under us */
+		goto err_free;
+	}
+
+	variant = (u8)atomic_inc_return(&dev->mkey_variant);
+	CXIB_SET(&mkc, CXIB_MKC_ACCESS_MODE_1_0, CXIB_MKC_ACCESS_MODE_MTT & 3);
+	CXIB_SET(&mkc, CXIB_MKC_ACCESS_MODE_4_2, CXIB_MKC_ACCESS_MODE_MTT >> 2);
+	CXIB_SET(&mkc, CXIB_MKC_LR, 1);
+	CXIB_SET(&mkc, CXIB_MKC_LW, !!(access & IB_ACCESS_LOCAL_WRITE));
+	CXIB_SET(&mkc, CXIB_MKC_RR, !!(access & IB_ACCESS_REMOTE_READ));
+	CXIB_SET(&mkc, CXIB_MKC_RW, !!(access & IB_ACCESS_REMOTE_WRITE));
+	CXIB_SET(&mkc, CXIB_MKC_A, !!(access & IB_ACCESS_REMOTE_ATOMIC));
+	CXIB_SET(&mkc, CXIB_MKC_QPN, CXIB_MKC_QPN_NONE);
+	CXIB_SET(&mkc, CXIB_MKC_MKEY_7_0, variant);
+	CXIB_SET(&mkc, CXIB_MKC_PD, pdn);
+	CXIB_SET64(&mkc, CXIB_MKC_START_ADDR, virt_addr);
+	CXIB_SET64(&mkc, CXIB_MKC_LEN, length);
+	CXIB_SET(&mkc, CXIB_MKC_TRANSLATIONS_OCTWORD_SIZE,
+		 DIV_ROUND_UP(nmtt, CXIB_MTT_PER_OCTWORD));
+	CXIB_SET(&mkc, CXIB_MKC_LOG_PAGE_SIZE, order_base_2(pgsz));
+	err = cxib_cmd_create_mkey(dev, &mkc, mtt, ALIGN(nmtt, CXIB_MTT_PER_OCTWORD),
+				   &mr->mkey_index);
+	if (err) {
+		ibdev_dbg(&dev->ibdev, "CREATE_MKEY (user MR, %zu pages of %lu bytes, PD %u) failed: %d\n",
+			  nmtt, pgsz, pdn, err);
+		goto err_free;
+	}
+	kvfree(mtt);
+
+	mr->umem = umem;
+	mr->pd = pdn;
+	mr->page_shift = order_base_2(pgsz);
+	mr->ibmr.lkey = CXIB_MKEY(mr->mkey_index, variant);
+	mr->ibmr.rkey = mr->ibmr.lkey;
+	mr->ibmr.iova = virt_addr;
+	mr->ibmr.length = length;
+	mr->ibmr.page_size = pgsz;
+	ibdev_dbg(&dev->ibdev, "user MR 0x%x: %llu bytes at 0x%llx, %zu pages of %lu bytes\n",
+		  mr->ibmr.lkey, length, virt_addr, nmtt, pgsz);
+	return &mr->ibmr;
+
+err_free:
+	kvfree(mtt);
+	kfree(mr);
+err_release:
+	ib_umem_release(umem);
+	return ERR_PTR(err);
+}
+
+/* ---- Doorbell-record pages ------------------------------------------------------------- */
+
+/**
+ * cxib_udb_map() - pin the user page holding a doorbell record
+ * @uctx: the queue's user context
+ * @db_addr: user virtual address of the record, CXIB_UDB_ALIGN aligned
+ * @page: set to the pinned page, for cxib_udb_unmap()
+ * @dma: set to the record's bus address
+ *
+ * A page already pinned for another queue of the context is shared.  Sleeps.
+ *
+ * Return: 0, -EINVAL for a misaligned address, or the error of pinning it.
+ */
+int cxib_udb_map(struct cxib_ucontext *uctx, u64 db_addr, struct cxib_udb_page **page,
+		 dma_addr_t *dma)
+{
+	unsigned long user_page = db_addr & PAGE_MASK;
+	struct cxib_udb_page *p;
+	int err = 0;
+
+	if (!db_addr || !IS_ALIGNED(db_addr, CXIB_UDB_ALIGN) || db_addr > ULONG_MAX)
+		return -EINVAL;
+
+	mutex_lock(&uctx->db_lock);
+	list_for_each_entry(p, &uctx->db_pages, list)
+		if (p->user_page == user_page)
+			goto found;
+
+	p = kzalloc(sizeof(*p), GFP_KERNEL);
+	if (!p) {
+		err = -ENOMEM;
+		goto out;
+	}
+	p->user_page = user_page;
+	/* The device only reads doorbell records; libmlx5 writes them. */
+	p->umem = ib_umem_get(uctx->ibucontext.device, user_page, PAGE_SIZE, 0);
+	if (IS_ERR(p->umem)) {
+		err = PTR_ERR(p->umem);
+		kfree(p);
+		goto out;
+	}
+	list_add(&p->list, &uctx->db_pages);
+found:
+	p->refcnt++;
+	*page = p;
+	*dma = sg_dma_address(p->umem->sgt_append.sgt.sgl) + (db_addr & ~PAGE_MASK);
+out:
+	mutex_unlock(&uctx->db_lock);
+	return err;
+}
+
+/**
+ * cxib_udb_unmap() - undo cxib_udb_map()
+ * @uctx: the context
+ * @page: the page it returned; unpinned when no queue of the context uses it any more
+ */
+void cxib_udb_unmap(struct cxib_ucontext *uctx, struct cxib_udb_page *page)
+{
+	mutex_lock(&uctx->db_lock);
+	if (!--page->refcnt) {
+		list_del(&page->list);
+		ib_umem_release(page->umem);
+		kfree(page);
+	}
+	mutex_unlock(&uctx->db_lock);
+}
+
+/* ---- User queue buffers ------------------------------------------------------------------ */
+
+/**
+ * cxib_uq_pin() - pin a user queue's buffer and doorbell record
+ * @dev: the device
+ * @uq: the queue's user memory; @uq->uctx set by the caller, the rest is filled in
+ * @buf_addr: user virtual address of the buffer, page aligned
+ * @size: its size in bytes, as the queue's geometry says (already checked against the
+ *	device's limits by the caller)
+ * @db_addr: user virtual address of the doorbell record
+ *
+ * The device gets the buffer as a list of 4 KiB pages starting at page offset 0.  Sleeps.
+ *
+ * Return: 0, -EINVAL for a misaligned address or empty buffer, or the error of pinning.
+ */
+int cxib_uq_pin(struct cxib_dev *dev, struct cxib_uq *uq, u64 buf_addr, size_t size,
+		u64 db_addr)
+{
+	size_t npas;
+	int err;
+
+	if (!size || !buf_addr || !PAGE_ALIGNED(buf_addr) || buf_addr > ULONG_MAX)
+		return -EINVAL;
+	/* The device writes CQEs and reads WQEs: pin for writing. */
+	uq->umem = ib_umem_get(&dev->ibdev, buf_addr, size, IB_ACCESS_LOCAL_WRITE);
+	if (IS_ERR(uq->umem)) {
+		err = PTR_ERR(uq->umem);
+		uq->umem = NULL;
+		return err;
+	}
+	npas = ib_umem_num_dma_blocks(uq->umem, CXIB_ADAPTER_PAGE_SIZE);
+	uq->pas = kvcalloc(npas, sizeof(*uq->pas), GFP_KERNEL);
+	if (!uq->pas) {
+		err = -ENOMEM;
+		goto err_release;
+	}
+	/* dma_addr_t is 64 bits on every kernel cxib builds for (64BIT). */
+	BUILD_BUG_ON(sizeof(*uq->pas) != sizeof(u64));
+	uq->npas = cxib_umem_fill_pas(uq->umem, CXIB_ADAPTER_PAGE_SIZE, (u64 *)uq->pas, npas);
+	if (uq->npas != npas) {
+		err = -EFAULT;
+		goto err_free_pas;
+	}
+	err = cxib_udb_map(uq->uctx, db_addr, &uq->db_page, &uq->db_dma);
+	if (err)
+		goto err_free_pas;
+	return 0;
+
+err_free_pas:
+	kvfree(uq->pas);
+	uq->pas = NULL;
+err_release:
+	ib_umem_release(uq->umem);
+	uq->umem = NULL;
+	return err;
+}
+
+/**
+ * cxib_uq_free() - release a user queue's memory and the struct itself
+ * @dev: the device
+ * @uq: the queue's user memory, or NULL; the device no longer uses it (the queue has been
+ *	destroyed in the device, or never created there)
+ */
+void cxib_uq_free(struct cxib_dev *dev, struct cxib_uq *uq)
+{
+	if (!uq)
+		return;
+	if (uq->db_page)
+		cxib_udb_unmap(uq->uctx, uq->db_page);
+	kvfree(uq->pas);
+	ib_umem_release(uq->umem);
+	kfree(uq);
+}

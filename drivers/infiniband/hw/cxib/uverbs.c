@@ -1,0 +1,519 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * cxib: the user halves of create_cq, create_qp and create_srq: libmlx5's driver data
+ * (struct mlx5_ib_create_cq / _qp / _srq in <rdma/mlx5-abi.h>, libmlx5-abi.md §6, §7).
+ *
+ * libmlx5 allocates the queue buffers and doorbell records in user memory, builds WQEs,
+ * rings doorbells through its UAR pages and polls CQEs itself; the kernel's part is to check
+ * the geometry it sends against the device's limits, pin the memory (umem.c), hand the
+ * device the pages (PAS), the doorbell record address and the UAR, and answer with the
+ * queue's number.  Every field of the request is checked: a length, count or size the
+ * device cannot hold, a flag cxib does not implement or a reserved field that is not zero
+ * fails the call with -EINVAL or -EOPNOTSUPP before anything is pinned, and the buffer
+ * handed to the device is exactly the one the queue's geometry describes, so the device
+ * cannot be made to reach memory outside what the caller pinned.
+ *
+ * The kernel-object files call in here when their verb has udata: cq.c hands a user CQ
+ * to cxib_ucq_create() whole; qp.c and srq.c call cxib_uqp_init() / cxib_usrq_init()
+ * instead of allocating kernel buffers, and the respond functions once the device has
+ * numbered the queue.
+ */
+
+#include <linux/kernel.h>
+#include <linux/log2.h>
+#include <linux/slab.h>
+#include <rdma/ib_verbs.h>
+#include <rdma/mlx5-abi.h>
+#include <rdma/uverbs_ioctl.h>
+
+#include "cxib.h"
+
+/* The shortest requests and responses the checks below need (older libmlx5 send less). */
+#define CXIB_UCQ_REQ_MIN_LEN	offsetofend(struct mlx5_ib_create_cq, cqe_size)
+#define CXIB_UCQ_RESP_MIN_LEN	offsetofend(struct mlx5_ib_create_cq_resp, cqn)
+#define CXIB_UQP_REQ_MIN_LEN	offsetofend(struct mlx5_ib_create_qp, flags)
+#define CXIB_UQP_RESP_MIN_LEN	offsetofend(struct mlx5_ib_create_qp_resp, bfreg_index)
+#define CXIB_USRQ_REQ_MIN_LEN	offsetofend(struct mlx5_ib_create_srq, flags)
+#define CXIB_USRQ_RESP_MIN_LEN	offsetofend(struct mlx5_ib_create_srq_resp, srqn)
+
+/*
+ * QP flags libmlx5 may send that cxib accepts: scatter-to-CQE is an optimisation the
+ * device may decline (libmlx5 sets it by default), so it is accepted and not used.
+ */
+#define CXIB_UQP_FLAGS		(MLX5_QP_FLAG_SCATTER_CQE | MLX5_QP_FLAG_ALLOW_SCATTER_CQE)
+/* The largest user index (24 bits in the QP context and the CQE). */
+#define CXIB_UIDX_MASK		0xffffff
+/*
+ * The bfreg (BlueFlame register slot, in libmlx5's numbering of four per UAR) every user QP
+ * rings: slot 0, the first register of the context's UAR 0, which libmlx5 uses without a
+ * lock and without BlueFlame.  The QP context names UAR 0 of the context to match.
+ */
+#define CXIB_UQP_BFREG		0
+
+/* Copy a request of at least @min_len bytes; bytes beyond what cxib knows must be zero. */
+static int cxib_udata_get(struct ib_udata *udata, void *req, size_t len, size_t min_len)
+{
+	int err;
+
+	if (udata->inlen < min_len)
+		return -EINVAL;
+	err = ib_copy_from_udata(req, udata, min(udata->inlen, len));
+	if (err)
+		return err;
+	if (udata->inlen > len && !ib_is_udata_cleared(udata, len, udata->inlen - len))
+		return -EOPNOTSUPP;
+	return 0;
+}
+
+static int cxib_udata_put(struct ib_udata *udata, void *resp, size_t len)
+{
+	return ib_copy_to_udata(udata, resp, min(udata->outlen, len));
+}
+
+/**
+ * cxib_uidx_check() - the user index a QP or SRQ of a context gets
+ * @cqe_version: the context's CQE version
+ * @uidx: what libmlx5 sent
+ * @out: set to the user index (CXIB_UIDX_NONE with CQE version 0)
+ *
+ * With CQE version 1 every CQE names its QP by the user index libmlx5 chose, so it must
+ * be a valid 24-bit index; with version 0 the field is ignored.
+ *
+ * Return: 0 or -EINVAL.
+ */
+int cxib_uidx_check(u8 cqe_version, u32 uidx, u32 *out)
+{
+	if (!cqe_version) {
+		*out = CXIB_UIDX_NONE;
+		return 0;
+	}
+	if (uidx > CXIB_UIDX_MASK || uidx == CXIB_UIDX_NONE)
+		return -EINVAL;
+	*out = uidx;
+	return 0;
+}
+
+/* ---- CQs --------------------------------------------------------------------------------- */
+
+/**
+ * cxib_ucq_check() - check libmlx5's create_cq request
+ * @caps: the device's capabilities
+ * @ucmd: the request (bytes the caller did not send are zero)
+ * @cqe: the CQE count of the core request; libmlx5 sends 2^n - 1 and uses 2^n entries
+ * @cqe_sz: set to the cqc's cqe_sz (CXIB_CQC_CQE_SZ_64 or _128)
+ * @log_size: set to log2 of the number of entries: @cqe + 1 rounded up to a power of two
+ * @bytes: set to the size of the CQ buffer the device will write
+ *
+ * Return: 0; -EOPNOTSUPP for CQE compression, 128-byte padding, dynamic UARs or real-time
+ * timestamps; -EINVAL for a bad size, CQE size or reserved field.
+ */
+int cxib_ucq_check(const struct cxib_caps *caps, const struct mlx5_ib_create_cq *ucmd,
+		   u32 cqe, u8 *cqe_sz, u8 *log_size, size_t *bytes)
+{
+	if (ucmd->cqe_comp_en || ucmd->cqe_comp_res_format || ucmd->flags)
+		return -EOPNOTSUPP;
+	if (ucmd->uar_page_index || ucmd->reserved0 || ucmd->reserved1)
+		return -EINVAL;
+	if (!cqe || cqe >= BIT(caps->log_max_cq_sz))
+		return -EINVAL;
+	switch (ucmd->cqe_size) {
+	case CXIB_CQE_SIZE:
+		*cqe_sz = CXIB_CQC_CQE_SZ_64;
+		break;
+	case 2 * CXIB_CQE_SIZE:
+		*cqe_sz = CXIB_CQC_CQE_SZ_128;
+		break;
+	default:
+		return -EINVAL;
+	}
+	*log_size = order_base_2(cqe + 1);
+	*bytes = (size_t)ucmd->cqe_size << *log_size;
+	return 0;
+}
+
+/**
+ * cxib_ucq_create() - the whole of create_cq for a user CQ (libmlx5's)
+ * @ibcq: the CQ, allocated by the RDMA core
+ * @attr: CQE count (libmlx5 sends 2^n - 1), completion vector, flags (none supported)
+ * @udata: struct mlx5_ib_create_cq in, struct mlx5_ib_create_cq_resp out
+ *
+ * Pins the CQ buffer (2^n CQEs of cqe_size bytes, initialised by libmlx5) and the page of
+ * its doorbell record, creates the CQ on the vector's EQ with UAR 0 of the context (where
+ * libmlx5 rings the arm doorbell) and answers with the CQ number.  Completion and error
+ * events reach the consumer (uverbs) as for a kernel CQ; the kernel never polls or arms a
+ * user CQ.  Sleeps.
+ *
+ * Return: 0 or a negative errno.
+ */
+int cxib_ucq_create(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
+		    struct ib_udata *udata)
+{
+	struct cxib_ucontext *uctx = rdma_udata_to_drv_context(udata, struct cxib_ucontext,
+							       ibucontext);
+	struct cxib_dev *dev = to_cxib_dev(ibcq->device);
+	struct cxib_cq *cq = to_cxib_cq(ibcq);
+	struct mlx5_ib_create_cq_resp resp = {};
+	struct mlx5_ib_create_cq ucmd = {};
+	struct cxib_cqc cqc = {};
+	struct cxib_uq *uq;
+	u8 cqe_sz, log_size;
+	size_t bytes;
+	int err;
+
+	if (attr->flags)
+		return -EOPNOTSUPP;
+	if (attr->comp_vector >= dev->eqt.num_comp)
+		return -EINVAL;
+	if (udata->outlen < CXIB_UCQ_RESP_MIN_LEN)
+		return -EINVAL;
+	err = cxib_udata_get(udata, &ucmd, sizeof(ucmd), CXIB_UCQ_REQ_MIN_LEN);
+	if (err)
+		return err;
+	err = cxib_ucq_check(&dev->caps, &ucmd, attr->cqe, &cqe_sz, &log_size, &bytes);
+	if (err)
+		return err;
+
+	uq = kzalloc(sizeof(*uq), GFP_KERNEL);
+	if (!uq)
+		return -ENOMEM;
+	uq->uctx = uctx;
+	uq->uar = uctx->uars[0];
+	uq->uidx = CXIB_UIDX_NONE;
+	err = cxib_uq_pin(dev, uq, ucmd.buf_addr, bytes, ucmd.db_addr);
+	if (err)
+		goto err_free_uq;
+
+	cq->uq = uq;
+	cq->log_size = log_size;
+	cq->eqn = dev->eqt.comp[attr->comp_vector].eqn;
+	cq->cons_index = 0;
+	cq->arm_sn = 0;
+	cq->buf.dma = uq->pas;
+	cq->buf.npages = uq->npas;
+	cq->dbr.dma = uq->db_dma;
+	spin_lock_init(&cq->lock);
+	INIT_LIST_HEAD(&cq->send_qps);
+	INIT_LIST_HEAD(&cq->recv_qps);
+	refcount_set(&cq->refs, 1);
+	init_completion(&cq->free);
+
+	CXIB_SET(&cqc, CXIB_CQC_CQE_SZ, cqe_sz);
+	CXIB_SET(&cqc, CXIB_CQC_LOG_CQ_SIZE, cq->log_size);
+	CXIB_SET(&cqc, CXIB_CQC_UAR_PAGE, uq->uar);
+	CXIB_SET(&cqc, CXIB_CQC_C_EQN, cq->eqn);
+	/* 4 KiB pages, the buffer starts at the start of its first (page-aligned) page */
+	CXIB_SET(&cqc, CXIB_CQC_LOG_PAGE_SIZE, 0);
+	CXIB_SET(&cqc, CXIB_CQC_PAGE_OFFSET, 0);
+	CXIB_SET64(&cqc, CXIB_CQC_DBR_ADDR, uq->db_dma);
+	err = cxib_cmd_create_cq(dev, &cqc, uq->pas, uq->npas, &cq->cqn);
+	if (err) {
+		ibdev_dbg(&dev->ibdev, "CREATE_CQ (user, %lu entries) failed: %d\n",
+			  BIT(log_size), err);
+		goto err_free_uq;
+	}
+	err = xa_insert_irq(&dev->cqs, cq->cqn, cq, GFP_KERNEL);
+	if (err) {
+		ibdev_err(&dev->ibdev, "CQ %u: number already in use: %d\n", cq->cqn, err);
+		goto err_destroy;
+	}
+	resp.cqn = cq->cqn;
+	err = cxib_udata_put(udata, &resp, sizeof(resp));
+	if (err)
+		goto err_erase;
+	/* What libmlx5 sent (2^n - 1): it uses the value as its ring mask. */
+	ibcq->cqe = BIT(log_size) - 1;
+	return 0;
+
+err_erase:
+	xa_erase_irq(&dev->cqs, cq->cqn);
+err_destroy:
+	cxib_cmd_destroy_cq(dev, cq->cqn);
+err_free_uq:
+	cq->uq = NULL;
+	cxib_uq_free(dev, uq);	/* also a partly pinned one */
+	return err;
+}
+
+/* ---- QPs --------------------------------------------------------------------------------- */
+
+/**
+ * cxib_uqp_check() - check libmlx5's create_qp request against the core attributes
+ * @caps: the device's capabilities
+ * @ucmd: the request (bytes the caller did not send are zero)
+ * @attr: the core attributes of the QP
+ * @bytes: set to the size of the QP buffer: the RQ (rq_wqe_count << rq_wqe_shift), then
+ *	the SQ (sq_wqe_count 64-byte basic blocks)
+ *
+ * Return: 0; -EOPNOTSUPP for a QP type, flag or extension cxib does not offer (signatures,
+ * DC, raw packet, ECE, dynamic UARs); -EINVAL for a count, stride or capability the
+ * device cannot hold or that does not match the core attributes.
+ */
+int cxib_uqp_check(const struct cxib_caps *caps, const struct mlx5_ib_create_qp *ucmd,
+		   const struct ib_qp_init_attr *attr, size_t *bytes)
+{
+	u32 max_wq = BIT(caps->log_max_qp_sz), stride;
+	const struct ib_qp_cap *cap = &attr->cap;
+	u64 rq_bytes = 0, sq_bytes;
+
+	if (attr->qp_type != IB_QPT_RC && attr->qp_type != IB_QPT_UC &&
+	    attr->qp_type != IB_QPT_UD)
+		return -EOPNOTSUPP;
+	if (ucmd->flags & ~CXIB_UQP_FLAGS)
+		return -EOPNOTSUPP;
+	if (ucmd->ece_options || ucmd->dci_streams.log_num_concurent ||
+	    ucmd->dci_streams.log_num_errored)
+		return -EOPNOTSUPP;
+	if (ucmd->sq_buf_addr || ucmd->reserved)
+		return -EINVAL;
+
+	/* Send queue: a power of two of basic blocks the QP context can say, or none. */
+	if (ucmd->sq_wqe_count) {
+		if (!is_power_of_2(ucmd->sq_wqe_count) || ucmd->sq_wqe_count > max_wq ||
+		    ilog2(ucmd->sq_wqe_count) > CXIB_FIELD_GET(CXIB_QPC_LOG_SQ_SIZE, U32_MAX) ||
+		    cap->max_send_wr > ucmd->sq_wqe_count)
+			return -EINVAL;
+	} else if (cap->max_send_wr) {
+		return -EINVAL;
+	}
+	if (cap->max_send_sge > caps->max_wqe_sz_sq / CXIB_WQE_DS_SIZE ||
+	    cap->max_inline_data > caps->max_wqe_sz_sq)
+		return -EINVAL;
+
+	/*
+	 * Receive queue: none with an SRQ (whose QP's receive capacities the verbs ignore);
+	 * else 2^n WQEs of a stride the device takes.
+	 */
+	if (attr->srq) {
+		if (ucmd->rq_wqe_count)
+			return -EINVAL;
+	} else if (ucmd->rq_wqe_count) {
+		if (!is_power_of_2(ucmd->rq_wqe_count) || ucmd->rq_wqe_count > max_wq ||
+		    cap->max_recv_wr > ucmd->rq_wqe_count)
+			return -EINVAL;
+		if (ucmd->rq_wqe_shift < ilog2(CXIB_WQE_DS_SIZE) ||
+		    ucmd->rq_wqe_shift - ilog2(CXIB_WQE_DS_SIZE) >
+		    CXIB_FIELD_GET(CXIB_QPC_LOG_RQ_STRIDE, U32_MAX))
+			return -EINVAL;
+		stride = BIT(ucmd->rq_wqe_shift);
+		if (stride > caps->max_wqe_sz_rq || cap->max_recv_sge > stride / CXIB_WQE_DS_SIZE)
+			return -EINVAL;
+		rq_bytes = (u64)ucmd->rq_wqe_count << ucmd->rq_wqe_shift;
+	} else if (cap->max_recv_wr) {
+		return -EINVAL;
+	}
+
+	/* The SQ follows the RQ and starts on a basic block. */
+	if (!IS_ALIGNED(rq_bytes, CXIB_SEND_WQE_BB))
+		return -EINVAL;
+	sq_bytes = (u64)ucmd->sq_wqe_count * CXIB_SEND_WQE_BB;
+	if (!rq_bytes && !sq_bytes)
+		return -EINVAL;
+	*bytes = rq_bytes + sq_bytes;
+	return 0;
+}
+
+/**
+ * cxib_uqp_init() - the user part of create_qp: geometry and memory from libmlx5
+ * @qp: the QP being created (RDMA core fields, type, CQs and SRQ set)
+ * @attr: the core attributes; @attr->cap is set to what the QP got
+ * @udata: struct mlx5_ib_create_qp in (its geometry is the QP's), response room out
+ *
+ * Called by create_qp instead of sizing and allocating kernel work queues.  Sets the
+ * work-queue geometry of @qp (for the QP context and query_qp), pins the QP buffer and the
+ * doorbell record's page, and points @qp->buf.dma / @qp->buf.npages and @qp->dbr.dma at
+ * them (@qp->buf.bufs and @qp->dbr.db stay NULL).  On success @qp->uq is set; release it
+ * with cxib_uq_free() when the QP is destroyed (or its creation fails).  Sleeps.
+ *
+ * Return: 0 or a negative errno (nothing is left allocated).
+ */
+int cxib_uqp_init(struct cxib_qp *qp, struct ib_qp_init_attr *attr, struct ib_udata *udata)
+{
+	struct cxib_ucontext *uctx = rdma_udata_to_drv_context(udata, struct cxib_ucontext,
+							       ibucontext);
+	struct cxib_dev *dev = to_cxib_dev(qp->ibqp.device);
+	struct mlx5_ib_create_qp ucmd = {};
+	struct cxib_uq *uq;
+	size_t bytes;
+	u32 uidx;
+	int err;
+
+	if (udata->outlen < CXIB_UQP_RESP_MIN_LEN)
+		return -EINVAL;
+	err = cxib_udata_get(udata, &ucmd, sizeof(ucmd), CXIB_UQP_REQ_MIN_LEN);
+	if (err)
+		return err;
+	err = cxib_uqp_check(&dev->caps, &ucmd, attr, &bytes);
+	if (err)
+		return err;
+	err = cxib_uidx_check(uctx->cqe_version, ucmd.uidx, &uidx);
+	if (err)
+		return err;
+
+	uq = kzalloc(sizeof(*uq), GFP_KERNEL);
+	if (!uq)
+		return -ENOMEM;
+	uq->uctx = uctx;
+	uq->uar = uctx->uars[0];	/* the UAR of bfreg CXIB_UQP_BFREG */
+	uq->uidx = uidx;
+	err = cxib_uq_pin(dev, uq, ucmd.buf_addr, bytes, ucmd.db_addr);
+	if (err) {
+		cxib_uq_free(dev, uq);
+		return err;
+	}
+	qp->uq = uq;
+	qp->buf.bufs = NULL;
+	qp->buf.dma = uq->pas;
+	qp->buf.npages = uq->npas;
+	qp->dbr.db = NULL;
+	qp->dbr.dma = uq->db_dma;
+
+	/* The RQ at offset 0 and the SQ after it, exactly as libmlx5 lays them out. */
+	qp->rq.log_wqe_cnt = ucmd.rq_wqe_count ? ilog2(ucmd.rq_wqe_count) : 0;
+	qp->rq.log_stride = ucmd.rq_wqe_count ? ucmd.rq_wqe_shift : 0;
+	qp->rq.max_wr = ucmd.rq_wqe_count;
+	qp->rq.max_gs = ucmd.rq_wqe_count ? BIT(ucmd.rq_wqe_shift) / CXIB_WQE_DS_SIZE : 0;
+	qp->sq.offset = ucmd.rq_wqe_count ? ucmd.rq_wqe_count << ucmd.rq_wqe_shift : 0;
+	qp->sq.log_wqe_cnt = ucmd.sq_wqe_count ? ilog2(ucmd.sq_wqe_count) : 0;
+	/* libmlx5 sizes its WQEs; the send limits are the ones it asked for. */
+	qp->sq.max_wr = attr->cap.max_send_wr;
+	qp->sq.max_gs = attr->cap.max_send_sge;
+	qp->sq.max_inline = attr->cap.max_inline_data;
+	qp->sq.max_wqe_bbs = ucmd.sq_wqe_count ? 1 : 0;
+	attr->cap.max_recv_wr = qp->rq.max_wr;
+	attr->cap.max_recv_sge = qp->rq.max_gs;
+	return 0;
+}
+
+/**
+ * cxib_uqp_fill_qpc() - the user QP's part of its CREATE_QP context
+ * @qp: a QP cxib_uqp_init() set up
+ * @qpc: the context create_qp built; the UAR, the user index and the SQ presence are set
+ *
+ * The QP rings its send doorbells through the context's UAR of its bfreg; it posts no
+ * fast-registration UMRs (it has no kernel keys to register into), and with CQE version 1
+ * its CQEs carry libmlx5's user index.
+ */
+void cxib_uqp_fill_qpc(const struct cxib_qp *qp, struct cxib_qpc *qpc)
+{
+	CXIB_SET(qpc, CXIB_QPC_UAR_PAGE, qp->uq->uar);
+	CXIB_SET(qpc, CXIB_QPC_FRE, 0);
+	if (qp->uq->uidx != CXIB_UIDX_NONE)
+		CXIB_SET(qpc, CXIB_QPC_USER_INDEX, qp->uq->uidx);
+	if (!qp->sq.max_wqe_bbs) {
+		CXIB_SET(qpc, CXIB_QPC_NO_SQ, 1);
+		CXIB_SET(qpc, CXIB_QPC_LOG_SQ_SIZE, 0);
+	}
+}
+
+/**
+ * cxib_uqp_respond() - answer libmlx5's create_qp once the device created the QP
+ * @qp: the QP
+ * @udata: the response room (checked by cxib_uqp_init())
+ *
+ * Return: 0 or -EFAULT.
+ */
+int cxib_uqp_respond(struct cxib_qp *qp, struct ib_udata *udata)
+{
+	struct mlx5_ib_create_qp_resp resp = {};
+
+	resp.bfreg_index = CXIB_UQP_BFREG;
+	return cxib_udata_put(udata, &resp, sizeof(resp));
+}
+
+/* ---- SRQs -------------------------------------------------------------------------------- */
+
+/**
+ * cxib_usrq_check() - check libmlx5's create_srq request
+ * @ucmd: the request (bytes the caller did not send are zero)
+ *
+ * Return: 0; -EOPNOTSUPP for WQE signatures; -EINVAL for unknown flags or reserved fields.
+ */
+int cxib_usrq_check(const struct mlx5_ib_create_srq *ucmd)
+{
+	if (ucmd->flags & MLX5_SRQ_FLAG_SIGNATURE)
+		return -EOPNOTSUPP;
+	if (ucmd->flags || ucmd->reserved0 || ucmd->reserved1)
+		return -EINVAL;
+	return 0;
+}
+
+/**
+ * cxib_usrq_init() - the user part of create_srq: memory from libmlx5
+ * @srq: the SRQ being created
+ * @attr: the core attributes: max_wr (libmlx5 sends 2^n - 1) and max_sge give the geometry
+ *	as for a kernel SRQ (cxib_srq_geometry())
+ * @udata: struct mlx5_ib_create_srq in, response room out
+ *
+ * Called by create_srq instead of allocating kernel memory: sets @srq->log_size,
+ * @srq->log_stride and @srq->max_gs, pins the buffer (2^log_size WQEs of 2^log_stride
+ * bytes, linked by libmlx5) and the doorbell record's page, and points @srq->buf.dma /
+ * @srq->buf.npages and @srq->dbr.dma at them.  On success @srq->uq is set; release it with
+ * cxib_uq_free().  Sleeps.
+ *
+ * Return: 0 or a negative errno (nothing is left allocated).
+ */
+int cxib_usrq_init(struct cxib_srq *srq, struct ib_srq_init_attr *attr, struct ib_udata *udata)
+{
+	struct cxib_ucontext *uctx = rdma_udata_to_drv_context(udata, struct cxib_ucontext,
+							       ibucontext);
+	struct cxib_dev *dev = to_cxib_dev(srq->ibsrq.device);
+	struct mlx5_ib_create_srq ucmd = {};
+	struct cxib_uq *uq;
+	u32 uidx;
+	int err;
+
+	if (udata->outlen < CXIB_USRQ_RESP_MIN_LEN)
+		return -EINVAL;
+	err = cxib_udata_get(udata, &ucmd, sizeof(ucmd), CXIB_USRQ_REQ_MIN_LEN);
+	if (err)
+		return err;
+	err = cxib_usrq_check(&ucmd);
+	if (err)
+		return err;
+	err = cxib_uidx_check(uctx->cqe_version, ucmd.uidx, &uidx);
+	if (err)
+		return err;
+	err = cxib_srq_geometry(&dev->caps, attr->attr.max_wr, attr->attr.max_sge,
+				&srq->log_size, &srq->log_stride);
+	if (err)
+		return err;
+	srq->max_gs = (BIT(srq->log_stride) - sizeof(struct cxib_wqe_srq_next_seg)) /
+		      sizeof(struct cxib_wqe_data_seg);
+
+	uq = kzalloc(sizeof(*uq), GFP_KERNEL);
+	if (!uq)
+		return -ENOMEM;
+	uq->uctx = uctx;
+	uq->uar = uctx->uars[0];
+	uq->uidx = uidx;
+	err = cxib_uq_pin(dev, uq, ucmd.buf_addr, BIT(srq->log_size + srq->log_stride),
+			  ucmd.db_addr);
+	if (err) {
+		cxib_uq_free(dev, uq);
+		return err;
+	}
+	srq->uq = uq;
+	srq->buf.bufs = NULL;
+	srq->buf.dma = uq->pas;
+	srq->buf.npages = uq->npas;
+	srq->dbr.db = NULL;
+	srq->dbr.dma = uq->db_dma;
+	return 0;
+}
+
+/**
+ * cxib_usrq_respond() - answer libmlx5's create_srq once the device created the SRQ
+ * @srq: the SRQ
+ * @udata: the response room (checked by cxib_usrq_init())
+ *
+ * libmlx5 does not clear this response: the SRQ number must be written.
+ *
+ * Return: 0 or -EFAULT.
+ */
+int cxib_usrq_respond(struct cxib_srq *srq, struct ib_udata *udata)
+{
+	struct mlx5_ib_create_srq_resp resp = {};
+
+	resp.srqn = srq->srqn;
+	return cxib_udata_put(udata, &resp, sizeof(resp));
+}

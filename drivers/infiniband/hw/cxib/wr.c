@@ -1,0 +1,612 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * cxib: posting work requests (PRM §6.1, §6.2, §1.5).
+ *
+ * A send WR becomes a WQE of 1..CXIB_MAX_WQE_BBS 64-byte basic blocks.  The WQE is built
+ * in the QP's staging buffer by cxib_wqe_build_send(), a pure function of the WR and the
+ * QP's parameters (the KUnit suite wqe_test checks its bytes), then copied into the ring
+ * block by block, wrapping at the ring end as the PRM allows (cxib_sq_copy_wqe()).  After
+ * the last WR: the send counter in the doorbell record, then the doorbell on BlueFlame
+ * register 0 of the driver's UAR: the whole WQE when one small WQE was posted, else the
+ * first 8 bytes of the last WQE's control segment.  The device reads WQEs from memory up to
+ * the doorbell record's counter; the MMIO write is the kick.
+ *
+ * A receive WR becomes one RQ WQE of data segments, ended by a terminator entry when it
+ * has fewer than fit; the receive counter in the doorbell record is all the device needs.
+ *
+ * Once the device is dead, WRs are still taken (and kept for the CQ's software flush, so
+ * ib_drain_qp() completes) but no doorbell is rung; the CQs' completion handlers are run so
+ * their consumers poll the flush completions.
+ *
+ * post_send and post_recv may be called from any context, also concurrently with each
+ * other and with the CQ pollers; each queue has its spinlock.
+ */
+
+#include <linux/io.h>
+#include <linux/kernel.h>
+#include <linux/string.h>
+
+#include "cxib.h"
+
+/* ---- Building send WQEs (pure) ------------------------------------------------------------- */
+
+static bool cxib_wr_is_atomic(enum ib_wr_opcode op)
+{
+	return op == IB_WR_ATOMIC_CMP_AND_SWP || op == IB_WR_ATOMIC_FETCH_AND_ADD;
+}
+
+/* The WQE opcode and the completion's opcode of a WR opcode allowed on the QP type. */
+static int cxib_wr_opcode(const struct cxib_sq_params *p, enum ib_wr_opcode op, u8 *wqe_op,
+			  u8 *wc_op)
+{
+	bool rc = p->type == IB_QPT_RC, uc = p->type == IB_QPT_UC;
+
+	switch (op) {
+	case IB_WR_SEND:
+		*wqe_op = CXIB_WQE_OPCODE_SEND;
+		*wc_op = IB_WC_SEND;
+		return 0;
+	case IB_WR_SEND_WITH_IMM:
+		*wqe_op = CXIB_WQE_OPCODE_SEND_IMM;
+		*wc_op = IB_WC_SEND;
+		return 0;
+	case IB_WR_SEND_WITH_INV:
+		*wqe_op = CXIB_WQE_OPCODE_SEND_INVAL;
+		*wc_op = IB_WC_SEND;
+		return rc ? 0 : -EINVAL;
+	case IB_WR_RDMA_WRITE:
+		*wqe_op = CXIB_WQE_OPCODE_RDMA_WRITE;
+		*wc_op = IB_WC_RDMA_WRITE;
+		return rc || uc ? 0 : -EINVAL;
+	case IB_WR_RDMA_WRITE_WITH_IMM:
+		*wqe_op = CXIB_WQE_OPCODE_RDMA_WRITE_IMM;
+		*wc_op = IB_WC_RDMA_WRITE;
+		return rc || uc ? 0 : -EINVAL;
+	case IB_WR_RDMA_READ:
+		*wqe_op = CXIB_WQE_OPCODE_RDMA_READ;
+		*wc_op = IB_WC_RDMA_READ;
+		return rc ? 0 : -EINVAL;
+	case IB_WR_ATOMIC_CMP_AND_SWP:
+		*wqe_op = CXIB_WQE_OPCODE_ATOMIC_CS;
+		*wc_op = IB_WC_COMP_SWAP;
+		return rc && p->atomic ? 0 : -EINVAL;
+	case IB_WR_ATOMIC_FETCH_AND_ADD:
+		*wqe_op = CXIB_WQE_OPCODE_ATOMIC_FA;
+		*wc_op = IB_WC_FETCH_ADD;
+		return rc && p->atomic ? 0 : -EINVAL;
+	case IB_WR_LOCAL_INV:
+		*wqe_op = CXIB_WQE_OPCODE_UMR;
+		*wc_op = IB_WC_LOCAL_INV;
+		return rc || uc ? 0 : -EINVAL;
+	case IB_WR_REG_MR:
+		*wqe_op = CXIB_WQE_OPCODE_UMR;
+		*wc_op = IB_WC_REG_MR;
+		return rc || uc ? 0 : -EINVAL;
+	default:
+		return -EINVAL;
+	}
+}
+
+/* Gather list as data segments at @seg; zero-length entries are skipped. Returns bytes. */
+static u32 cxib_wqe_set_data(void *seg, const struct ib_sge *sg, int num_sge)
+{
+	struct cxib_wqe_data_seg *d = seg;
+	int i;
+
+	for (i = 0; i < num_sge; i++) {
+		if (!sg[i].length)
+			continue;
+		CXIB_SET(d, CXIB_WQE_DATA_BYTE_COUNT, sg[i].length);
+		CXIB_SET(d, CXIB_WQE_DATA_LKEY, sg[i].lkey);
+		CXIB_SET64(d, CXIB_WQE_DATA_ADDR, sg[i].addr);
+		d++;
+	}
+	return (void *)d - seg;
+}
+
+/* Gather list copied inline at @seg (sg addresses are kernel virtual addresses). */
+static int cxib_wqe_set_inline(const struct cxib_sq_params *p, void *seg,
+			       const struct ib_sge *sg, int num_sge)
+{
+	u8 *data = seg + CXIB_WQE_INLINE_HDR_SIZE;
+	u32 len = 0;
+	int i;
+
+	for (i = 0; i < num_sge; i++) {
+		if (sg[i].length > p->max_inline - len)
+			return -EINVAL;
+		memcpy(data + len, (void *)(uintptr_t)sg[i].addr, sg[i].length);
+		len += sg[i].length;
+	}
+	if (!len)
+		return 0;	/* nothing to send: no segment at all */
+	CXIB_SET(seg, CXIB_WQE_INLINE_SEG, 1);
+	CXIB_SET(seg, CXIB_WQE_INLINE_BYTE_COUNT, len);
+	/* The padding to the 16-byte unit goes as zeros. */
+	memset(data + len, 0, ALIGN(CXIB_WQE_INLINE_HDR_SIZE + len, CXIB_WQE_DS_SIZE) -
+			      CXIB_WQE_INLINE_HDR_SIZE - len);
+	return ALIGN(CXIB_WQE_INLINE_HDR_SIZE + len, CXIB_WQE_DS_SIZE);
+}
+
+/* mkey segment access bits of IB access flags; local read is always granted. */
+static void cxib_mkey_seg_access(void *mkey, int access, bool atomic)
+{
+	CXIB_SET(mkey, CXIB_WQE_MKEY_LR, 1);
+	CXIB_SET(mkey, CXIB_WQE_MKEY_LW, !!(access & IB_ACCESS_LOCAL_WRITE));
+	CXIB_SET(mkey, CXIB_WQE_MKEY_RR, !!(access & IB_ACCESS_REMOTE_READ));
+	CXIB_SET(mkey, CXIB_WQE_MKEY_RW, !!(access & IB_ACCESS_REMOTE_WRITE));
+	CXIB_SET(mkey, CXIB_WQE_MKEY_A, atomic && (access & IB_ACCESS_REMOTE_ATOMIC));
+}
+
+/**
+ * cxib_umr_xlt_octowords() - octowords of a fast-registration translation list
+ * @npages: MTT entries in use
+ *
+ * The list goes to the device in whole CXIB_MR_PL_ALIGN blocks.
+ *
+ * Return: the number of 16-byte octowords.
+ */
+u32 cxib_umr_xlt_octowords(u32 npages)
+{
+	return ALIGN(npages * CXIB_PAS_ENTRY_SIZE, CXIB_MR_PL_ALIGN) / CXIB_WQE_DS_SIZE;
+}
+
+/* LOCAL_INV: a UMR that sets the key free. Returns the bytes after the control segment. */
+static u32 cxib_wqe_set_local_inv(void *seg)
+{
+	void *umr = seg, *mkey = seg + sizeof(struct cxib_wqe_umr_ctrl_seg);
+
+	memset(seg, 0, sizeof(struct cxib_wqe_umr_ctrl_seg) + sizeof(struct cxib_wqe_mkey_seg));
+	CXIB_SET(umr, CXIB_WQE_UMR_FLAGS, CXIB_UMR_INLINE);
+	CXIB_SET64(umr, CXIB_WQE_UMR_MKEY_MASK, CXIB_UMR_MKEY_MASK_FREE);
+	CXIB_SET(mkey, CXIB_WQE_MKEY_FREE, 1);
+	return sizeof(struct cxib_wqe_umr_ctrl_seg) + sizeof(struct cxib_wqe_mkey_seg);
+}
+
+/* REG_MR: a UMR loading the MR's translation list, range and access into its key. */
+static int cxib_wqe_set_reg_mr(const struct cxib_sq_params *p, void *seg,
+			       const struct ib_reg_wr *wr)
+{
+	const struct cxib_mr *mr = container_of(wr->mr, struct cxib_mr, ibmr);
+	void *umr = seg, *mkey = seg + sizeof(struct cxib_wqe_umr_ctrl_seg);
+	void *data = mkey + sizeof(struct cxib_wqe_mkey_seg);
+	u32 octo = cxib_umr_xlt_octowords(mr->npages);
+	u64 mask;
+
+	/* Remote atomic access is not granted by a device without atomics (as mlx5). */
+	if (!mr->pl || !mr->npages || mr->npages > mr->max_pages)
+		return -EINVAL;
+	memset(seg, 0, sizeof(struct cxib_wqe_umr_ctrl_seg) + sizeof(struct cxib_wqe_mkey_seg));
+
+	mask = CXIB_UMR_MKEY_MASK_LEN | CXIB_UMR_MKEY_MASK_PAGE_SIZE |
+	       CXIB_UMR_MKEY_MASK_START_ADDR | CXIB_UMR_MKEY_MASK_EN_RINVAL |
+	       CXIB_UMR_MKEY_MASK_KEY | CXIB_UMR_MKEY_MASK_LR | CXIB_UMR_MKEY_MASK_LW |
+	       CXIB_UMR_MKEY_MASK_RR | CXIB_UMR_MKEY_MASK_RW | CXIB_UMR_MKEY_MASK_SMALL_FENCE |
+	       CXIB_UMR_MKEY_MASK_FREE;
+	if (p->atomic)
+		mask |= CXIB_UMR_MKEY_MASK_A;
+	CXIB_SET(umr, CXIB_WQE_UMR_FLAGS, CXIB_UMR_CHECK_NOT_FREE);
+	CXIB_SET(umr, CXIB_WQE_UMR_XLT_OCTOWORDS, octo);
+	CXIB_SET64(umr, CXIB_WQE_UMR_MKEY_MASK, mask);
+
+	cxib_mkey_seg_access(mkey, wr->access, p->atomic);
+	CXIB_SET(mkey, CXIB_WQE_MKEY_ACCESS_MODE, CXIB_MKC_ACCESS_MODE_MTT);
+	CXIB_SET(mkey, CXIB_WQE_MKEY_QPN, CXIB_MKC_QPN_NONE);
+	CXIB_SET(mkey, CXIB_WQE_MKEY_MKEY_7_0, wr->key & 0xff);
+	CXIB_SET(mkey, CXIB_WQE_MKEY_EN_RINVAL, 1);
+	CXIB_SET(mkey, CXIB_WQE_MKEY_PD, mr->pd);
+	CXIB_SET64(mkey, CXIB_WQE_MKEY_START_ADDR, mr->ibmr.iova);
+	CXIB_SET64(mkey, CXIB_WQE_MKEY_LEN, mr->ibmr.length);
+	CXIB_SET(mkey, CXIB_WQE_MKEY_XLT_OCT_SIZE, octo);
+	CXIB_SET(mkey, CXIB_WQE_MKEY_LOG2_PAGE_SIZE, mr->page_shift);
+
+	/* The translation list, read by the device through the PD's local DMA key. */
+	CXIB_SET(data, CXIB_WQE_DATA_BYTE_COUNT, octo * CXIB_WQE_DS_SIZE);
+	CXIB_SET(data, CXIB_WQE_DATA_LKEY, p->local_dma_lkey);
+	CXIB_SET64(data, CXIB_WQE_DATA_ADDR, mr->pl_dma);
+	return sizeof(struct cxib_wqe_umr_ctrl_seg) + sizeof(struct cxib_wqe_mkey_seg) +
+	       sizeof(struct cxib_wqe_data_seg);
+}
+
+/* The fence mode of a WQE: the WR's fence, and the small fence owed to a preceding UMR. */
+static u8 cxib_wqe_fence(const struct ib_send_wr *wr, bool small_fence)
+{
+	bool fence = wr->send_flags & IB_SEND_FENCE;
+
+	if (fence && small_fence)
+		return CXIB_WQE_FM_FENCE_AND_INITIATOR_SMALL_FENCE;
+	if (fence)
+		return CXIB_WQE_FM_FENCE;
+	return small_fence ? CXIB_WQE_FM_INITIATOR_SMALL_FENCE : CXIB_WQE_FM_NO_FENCE;
+}
+
+/**
+ * cxib_wqe_build_send() - build the send WQE of one WR
+ * @p: the QP's parameters (QPN, type, limits, pending small fence)
+ * @wr: the work request
+ * @idx: the WQE index (SQ producer counter in WQEBBs; 16 bits reach the WQE)
+ * @wqe: where to build it: CXIB_MAX_WQE_BBS * CXIB_SEND_WQE_BB bytes, contiguous
+ * @info: what the QP must remember of the WQE (its completion opcode and flags)
+ *
+ * Does not sleep and touches nothing but @wqe and @info.
+ *
+ * Return: the WQE's size in 16-byte units (the control segment's ds), or -EINVAL for a WR
+ * the QP cannot post (opcode not allowed on the QP type, too many gather entries, too
+ * much inline data, bad registration).
+ */
+int cxib_wqe_build_send(const struct cxib_sq_params *p, const struct ib_send_wr *wr, u16 idx,
+			void *wqe, struct cxib_sq_ent *info)
+{
+	struct cxib_wqe_ctrl_seg *ctrl = wqe;
+	void *seg = ctrl + 1;
+	bool inl = wr->send_flags & IB_SEND_INLINE;
+	u8 wqe_op, wc_op;
+	u32 imm = 0;
+	int len;
+
+	if (cxib_wr_opcode(p, wr->opcode, &wqe_op, &wc_op) || wr->num_sge < 0 ||
+	    (u32)wr->num_sge > p->max_gs)
+		return -EINVAL;
+	if (inl && (wr->opcode == IB_WR_RDMA_READ || cxib_wr_is_atomic(wr->opcode) ||
+		    wr->opcode == IB_WR_LOCAL_INV || wr->opcode == IB_WR_REG_MR))
+		return -EINVAL;
+	memset(ctrl, 0, sizeof(*ctrl));
+
+	switch (p->type) {
+	case IB_QPT_UD:
+	case IB_QPT_GSI:
+	case IB_QPT_SMI: {
+		const struct ib_ud_wr *ud = ud_wr(wr);
+		struct cxib_wqe_av *av = seg;
+
+		if (!ud->ah)
+			return -EINVAL;
+		*av = container_of(ud->ah, struct cxib_ah, ibah)->av;
+		CXIB_SET(av, CXIB_WQE_AV_QKEY, ud->remote_qkey);
+		CXIB_SET(av, CXIB_WQE_AV_EXT, 1);
+		CXIB_SET(av, CXIB_WQE_AV_DQPN, ud->remote_qpn);
+		seg += CXIB_WQE_AV_SIZE;
+		break;
+	}
+	default:
+		break;
+	}
+
+	switch (wr->opcode) {
+	case IB_WR_SEND_WITH_IMM:
+		imm = be32_to_cpu(wr->ex.imm_data);
+		break;
+	case IB_WR_SEND_WITH_INV:
+		imm = wr->ex.invalidate_rkey;
+		break;
+	case IB_WR_RDMA_WRITE_WITH_IMM:
+		imm = be32_to_cpu(wr->ex.imm_data);
+		fallthrough;
+	case IB_WR_RDMA_WRITE:
+	case IB_WR_RDMA_READ:
+		CXIB_SET64(seg, CXIB_WQE_RADDR_RADDR, rdma_wr(wr)->remote_addr);
+		CXIB_SET(seg, CXIB_WQE_RADDR_RKEY, rdma_wr(wr)->rkey);
+		((struct cxib_wqe_raddr_seg *)seg)->rsvd = 0;
+		seg += sizeof(struct cxib_wqe_raddr_seg);
+		break;
+	case IB_WR_ATOMIC_CMP_AND_SWP:
+	case IB_WR_ATOMIC_FETCH_AND_ADD: {
+		const struct ib_atomic_wr *aw = atomic_wr(wr);
+		bool cs = wr->opcode == IB_WR_ATOMIC_CMP_AND_SWP;
+
+		/* One 8-byte local buffer receives the original value. */
+		if (wr->num_sge != 1 || wr->sg_list[0].length != sizeof(u64))
+			return -EINVAL;
+		CXIB_SET64(seg, CXIB_WQE_RADDR_RADDR, aw->remote_addr);
+		CXIB_SET(seg, CXIB_WQE_RADDR_RKEY, aw->rkey);
+		((struct cxib_wqe_raddr_seg *)seg)->rsvd = 0;
+		seg += sizeof(struct cxib_wqe_raddr_seg);
+		CXIB_SET64(seg, CXIB_WQE_ATOMIC_SWAP_ADD, cs ? aw->swap : aw->compare_add);
+		CXIB_SET64(seg, CXIB_WQE_ATOMIC_COMPARE, cs ? aw->compare_add : 0);
+		seg += sizeof(struct cxib_wqe_atomic_seg);
+		break;
+	}
+	case IB_WR_LOCAL_INV:
+		imm = wr->ex.invalidate_rkey;
+		seg += cxib_wqe_set_local_inv(seg);
+		break;
+	case IB_WR_REG_MR:
+		imm = reg_wr(wr)->key;
+		len = cxib_wqe_set_reg_mr(p, seg, reg_wr(wr));
+		if (len < 0)
+			return len;
+		seg += len;
+		break;
+	default:
+		break;
+	}
+
+	if (wr->opcode != IB_WR_LOCAL_INV && wr->opcode != IB_WR_REG_MR) {
+		if (inl) {
+			len = cxib_wqe_set_inline(p, seg, wr->sg_list, wr->num_sge);
+			if (len < 0)
+				return len;
+		} else {
+			len = cxib_wqe_set_data(seg, wr->sg_list, wr->num_sge);
+		}
+		seg += len;
+	}
+
+	len = (seg - wqe) / CXIB_WQE_DS_SIZE;
+	CXIB_SET(ctrl, CXIB_WQE_CTRL_WQE_INDEX, idx);
+	CXIB_SET(ctrl, CXIB_WQE_CTRL_OPCODE, wqe_op);
+	CXIB_SET(ctrl, CXIB_WQE_CTRL_QPN, p->qpn);
+	CXIB_SET(ctrl, CXIB_WQE_CTRL_DS, len);
+	CXIB_SET(ctrl, CXIB_WQE_CTRL_FM, cxib_wqe_fence(wr, p->small_fence));
+	info->flags = 0;
+	if (p->sig_all || (wr->send_flags & IB_SEND_SIGNALED)) {
+		CXIB_SET(ctrl, CXIB_WQE_CTRL_CE, CXIB_WQE_CTRL_CE_CQE_ALWAYS);
+		info->flags |= CXIB_SQE_SIGNALED;
+	} else {
+		CXIB_SET(ctrl, CXIB_WQE_CTRL_CE, CXIB_WQE_CTRL_CE_CQE_ON_ERROR);
+	}
+	CXIB_SET(ctrl, CXIB_WQE_CTRL_SE, !!(wr->send_flags & IB_SEND_SOLICITED));
+	CXIB_SET(ctrl, CXIB_WQE_CTRL_IMM, imm);
+
+	info->wr_id = wr->wr_id;
+	info->wc_opcode = wc_op;
+	info->nbb = DIV_ROUND_UP(len * CXIB_WQE_DS_SIZE, CXIB_SEND_WQE_BB);
+	return len;
+}
+
+/**
+ * cxib_sq_copy_wqe() - copy a built WQE into the send ring
+ * @buf: the QP's buffer
+ * @sq_offset: byte offset of the SQ in @buf (a multiple of CXIB_SEND_WQE_BB)
+ * @log_wqe_cnt: log2 of the WQEBBs in the ring
+ * @idx: the WQE's index (unmasked)
+ * @wqe: the built WQE
+ * @nbb: its WQEBBs
+ *
+ * Block by block, wrapping to the start of the ring after its last block; a block never
+ * straddles two pieces of @buf.
+ */
+void cxib_sq_copy_wqe(const struct cxib_frag_buf *buf, u32 sq_offset, u8 log_wqe_cnt, u32 idx,
+		      const void *wqe, u32 nbb)
+{
+	u32 mask = BIT(log_wqe_cnt) - 1, base = sq_offset / CXIB_SEND_WQE_BB, i;
+
+	for (i = 0; i < nbb; i++)
+		memcpy(cxib_frag_buf_entry(buf, base + ((idx + i) & mask), CXIB_LOG_SEND_WQE_BB),
+		       wqe + i * CXIB_SEND_WQE_BB, CXIB_SEND_WQE_BB);
+}
+
+/**
+ * cxib_sq_bf_len() - how much of a WQE goes through BlueFlame
+ * @caps: the device's capabilities
+ * @nreq: WRs posted by this call
+ * @nbb: WQEBBs of the (last) WQE
+ *
+ * One small WQE is copied whole into half of the BlueFlame register; otherwise the
+ * doorbell is the first 8 bytes of the last WQE's control segment.
+ *
+ * Return: bytes to write at the BlueFlame register.
+ */
+u32 cxib_sq_bf_len(const struct cxib_caps *caps, u32 nreq, u32 nbb)
+{
+	u32 half = caps->bf && caps->log_bf_reg_size ? BIT(caps->log_bf_reg_size) / 2 : 0;
+
+	if (nreq == 1 && nbb * CXIB_SEND_WQE_BB <= min_t(u32, half, CXIB_SQ_BF_MAX_COPY))
+		return nbb * CXIB_SEND_WQE_BB;
+	return CXIB_SQ_DB_SIZE;
+}
+
+/* ---- post_send ----------------------------------------------------------------------------- */
+
+/*
+ * The dead device takes no doorbells and raises no events: let the CQ's consumer poll the
+ * software flush.  A CQ polled directly (IB_POLL_DIRECT) has no handler to run: its owner
+ * polls (and the RDMA core's handler of such a CQ warns when called).
+ */
+static void cxib_cq_kick(struct cxib_cq *cq)
+{
+	if (cq->ibcq.comp_handler && cq->ibcq.poll_ctx != IB_POLL_DIRECT)
+		cq->ibcq.comp_handler(&cq->ibcq, cq->ibcq.cq_context);
+}
+
+static void cxib_sq_doorbell(struct cxib_dev *dev, struct cxib_qp *qp, const void *wqe,
+			     u32 len)
+{
+	void __iomem *bf = dev->uar_map + CXIB_UAR_BF_OFFSET;
+	unsigned long flags;
+
+	/* The WQEs are in memory before the device can see the new counter ... */
+	wmb();
+	qp->dbr.db[CXIB_OFFSET(CXIB_QP_DB_SND_COUNTER) / 4] =
+		cpu_to_be32(CXIB_FIELD_PREP(CXIB_QP_DB_SND_COUNTER, qp->sq.head));
+	/* ... and the counter before the kick. */
+	wmb();
+	spin_lock_irqsave(&dev->bf_lock, flags);
+	if (len > CXIB_SQ_DB_SIZE)
+		__iowrite64_copy(bf + dev->bf_offset, wqe, len / sizeof(u64));
+	else
+		__raw_writeq(*(const u64 *)wqe, bf + dev->bf_offset);
+	dev->bf_offset ^= BIT(dev->caps.log_bf_reg_size) / 2;
+	spin_unlock_irqrestore(&dev->bf_lock, flags);
+}
+
+/*
+ * The device flushes the WQEs of a QP in ERR when it enters ERR and at every SQ doorbell
+ * after; receives have no doorbell of their own.  So after posting receives to a QP in ERR
+ * (moved there by the driver, as ib_drain_rq() does, or by the device, as its error CQEs
+ * told), ring the SQ doorbell with the unchanged producer counter.
+ */
+static void cxib_sq_kick(struct cxib_dev *dev, struct cxib_qp *qp)
+{
+	__be32 db[CXIB_SQ_DB_SIZE / sizeof(__be32)] = {};
+	unsigned long flags;
+
+	spin_lock_irqsave(&qp->sq.lock, flags);
+	CXIB_SET(db, CXIB_SQ_DB_WQE_INDEX, qp->sq.head);
+	CXIB_SET(db, CXIB_SQ_DB_QPN, qp->qpn);
+	cxib_sq_doorbell(dev, qp, db, sizeof(db));
+	spin_unlock_irqrestore(&qp->sq.lock, flags);
+}
+
+/**
+ * cxib_post_send() - ib_device_ops.post_send
+ * @ibqp: the QP
+ * @wr: the chain of work requests
+ * @bad_wr: set to the first WR not posted on failure
+ *
+ * Any context; does not sleep.
+ *
+ * Return: 0, -EINVAL for a WR the QP cannot take (or a QP not yet able to send), -ENOMEM
+ * when the send queue is full.
+ */
+int cxib_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
+		   const struct ib_send_wr **bad_wr)
+{
+	struct cxib_dev *dev = to_cxib_dev(ibqp->device);
+	struct cxib_qp *qp = to_cxib_qp(ibqp);
+	struct cxib_sq *sq = &qp->sq;
+	struct cxib_sq_params p = {
+		.qpn = qp->qpn,
+		.type = ibqp->qp_type,
+		.max_gs = sq->max_gs,
+		.max_inline = sq->max_inline,
+		.sig_all = qp->sq_sig_all,
+		.atomic = dev->caps.atomic,
+		.local_dma_lkey = ibqp->pd->local_dma_lkey,
+	};
+	bool dead = cxib_dev_dead(dev);
+	enum ib_qp_state state = READ_ONCE(qp->state);
+	struct cxib_sq_ent info;
+	u32 mask = BIT(sq->log_wqe_cnt) - 1, nreq = 0, nbb = 0;
+	unsigned long flags;
+	int ds, err = 0;
+
+	/* A user QP posts in user space; its rings are not the kernel's to touch. */
+	if (unlikely(qp->uq) ||
+	    state == IB_QPS_RESET || state == IB_QPS_INIT || state == IB_QPS_RTR) {
+		*bad_wr = wr;
+		return -EINVAL;
+	}
+	spin_lock_irqsave(&sq->lock, flags);
+	for (; wr; wr = wr->next, nreq++) {
+		if (sq->wr_head - READ_ONCE(sq->wr_tail) >= sq->max_wr) {
+			err = -ENOMEM;
+			break;
+		}
+		p.small_fence = sq->small_fence;
+		ds = cxib_wqe_build_send(&p, wr, sq->head, sq->stage, &info);
+		if (ds < 0) {
+			err = ds;
+			break;
+		}
+		if (sq->head - READ_ONCE(sq->tail) + info.nbb > BIT(sq->log_wqe_cnt)) {
+			err = -ENOMEM;
+			break;
+		}
+		cxib_sq_copy_wqe(&qp->buf, sq->offset, sq->log_wqe_cnt, sq->head, sq->stage,
+				 info.nbb);
+		sq->ents[sq->head & mask] = info;
+		sq->small_fence = wr->opcode == IB_WR_LOCAL_INV || wr->opcode == IB_WR_REG_MR;
+		nbb = info.nbb;
+		sq->head += info.nbb;
+		sq->wr_head++;
+	}
+	if (err)
+		*bad_wr = wr;
+	if (nreq && !dead) {
+		/* The last WQE is still in the staging buffer. */
+		cxib_sq_doorbell(dev, qp, sq->stage, cxib_sq_bf_len(&dev->caps, nreq, nbb));
+	}
+	spin_unlock_irqrestore(&sq->lock, flags);
+	if (nreq && dead)
+		cxib_cq_kick(qp->send_cq);
+	return err;
+}
+
+/* ---- post_recv ----------------------------------------------------------------------------- */
+
+/**
+ * cxib_wqe_build_recv() - build a receive WQE
+ * @wqe: the WQE: @max_gs data segments
+ * @max_gs: the data segments that fit in a WQE
+ * @wr: the work request
+ *
+ * The scatter list in order, then a terminator (byte count 0, CXIB_INVALID_LKEY) when it
+ * is shorter than @max_gs.
+ *
+ * Return: 0, or -EINVAL if the WR has more than @max_gs entries.
+ */
+int cxib_wqe_build_recv(void *wqe, u32 max_gs, const struct ib_recv_wr *wr)
+{
+	struct cxib_wqe_data_seg *d = wqe;
+	int i;
+
+	if (wr->num_sge < 0 || (u32)wr->num_sge > max_gs)
+		return -EINVAL;
+	for (i = 0; i < wr->num_sge; i++, d++) {
+		CXIB_SET(d, CXIB_WQE_DATA_BYTE_COUNT, wr->sg_list[i].length);
+		CXIB_SET(d, CXIB_WQE_DATA_LKEY, wr->sg_list[i].lkey);
+		CXIB_SET64(d, CXIB_WQE_DATA_ADDR, wr->sg_list[i].addr);
+	}
+	if ((u32)wr->num_sge < max_gs) {
+		d->byte_count = 0;
+		CXIB_SET(d, CXIB_WQE_DATA_LKEY, CXIB_INVALID_LKEY);
+		d->addr = 0;
+	}
+	return 0;
+}
+
+/**
+ * cxib_post_recv() - ib_device_ops.post_recv
+ * @ibqp: the QP
+ * @wr: the chain of work requests
+ * @bad_wr: set to the first WR not posted on failure
+ *
+ * Any context; does not sleep.
+ *
+ * Return: 0, -EINVAL for a WR with too many scatter entries (or a QP with an SRQ or in
+ * RESET), -ENOMEM when the receive queue is full.
+ */
+int cxib_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
+		   const struct ib_recv_wr **bad_wr)
+{
+	struct cxib_dev *dev = to_cxib_dev(ibqp->device);
+	struct cxib_qp *qp = to_cxib_qp(ibqp);
+	struct cxib_rq *rq = &qp->rq;
+	u32 mask = BIT(rq->log_wqe_cnt) - 1, nreq = 0;
+	unsigned long flags;
+	int err = 0;
+
+	if (unlikely(qp->uq) || qp->srq || READ_ONCE(qp->state) == IB_QPS_RESET) {
+		*bad_wr = wr;
+		return -EINVAL;
+	}
+	spin_lock_irqsave(&rq->lock, flags);
+	for (; wr; wr = wr->next, nreq++) {
+		if (rq->head - READ_ONCE(rq->tail) >= rq->max_wr) {
+			err = -ENOMEM;
+			break;
+		}
+		err = cxib_wqe_build_recv(cxib_frag_buf_entry(&qp->buf, rq->head & mask,
+							      rq->log_stride),
+					  rq->max_gs, wr);
+		if (err)
+			break;
+		rq->wrid[rq->head & mask] = wr->wr_id;
+		rq->head++;
+	}
+	if (err)
+		*bad_wr = wr;
+	if (nreq) {
+		/* The WQEs are in memory before the device can see the new counter. */
+		dma_wmb();
+		qp->dbr.db[CXIB_OFFSET(CXIB_QP_DB_RCV_COUNTER) / 4] =
+			cpu_to_be32(CXIB_FIELD_PREP(CXIB_QP_DB_RCV_COUNTER, rq->head));
+	}
+	spin_unlock_irqrestore(&rq->lock, flags);
+	if (nreq && cxib_dev_dead(dev))
+		cxib_cq_kick(qp->recv_cq);
+	else if (nreq && (READ_ONCE(qp->state) == IB_QPS_ERR || READ_ONCE(qp->hw_err)))
+		cxib_sq_kick(dev, qp);
+	return err;
+}
