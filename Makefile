@@ -40,8 +40,8 @@ sum_results = awk '/^([A-Za-z0-9_-]+: )?[0-9]+ passed, [0-9]+ failed/ { \
 
 # A tier that stops before its closing line still fails the run: make's exit status counts.
 
-check-quick-tiers: check-host check-build
-check-tiers: check-host check-build check-package check-kunit check-qemu check-e2e check-e2e-61
+check-quick-tiers: check-host check-scripts check-build
+check-tiers: check-host check-scripts check-build check-package check-kunit check-qemu check-e2e check-e2e-61
 
 check-quick check:
 	@mkdir -p $(CHECK_DIR)
