@@ -28,6 +28,7 @@ include $(TOP)/mk/driver.mk
 include $(TOP)/mk/model.mk
 include $(TOP)/mk/bench.mk
 include $(TOP)/mk/lab.mk
+include $(TOP)/mk/kverbs.mk
 include $(TOP)/mk/package.mk
 include $(TOP)/mk/kunit.mk
 

@@ -1,0 +1,66 @@
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# kverbs.ko, the kernel verbs traffic client of the kverbs lab scenario (tests/e2e/kverbs/,
+# tests/e2e/kverbs.sh).  Included by the top-level Makefile after mk/driver.mk and
+# mk/lab.mk, whose KMOD_KVERS, kdir_of and FORCE it uses.
+#
+#   kverbs        kverbs.ko for Debian's 6.12 and 6.1 kernels, W=1, each built in its own
+#                 tree of symlinks build/kverbs/<kver>/tree/ and copied to
+#                 build/kverbs/<kver>/kverbs.ko
+#   checkpatch-kverbs  checkpatch.pl --strict over tests/e2e/kverbs
+#   clean-kverbs  remove build/kverbs
+#
+# check-build (mk/driver.mk) runs kverbs and checkpatch-kverbs too.
+#
+# It uses only ib_core's exports, so it needs no cxib code.  kmod-path (mk/lab.mk, run by
+# scripts/cxlab) builds it next to cxib.ko; cxlab copies it to the lab share as
+# /cxlab/modules/<kver>/kverbs.ko.
+
+KVERBS_SRC := $(TOP)/tests/e2e/kverbs
+KVERBS_DIR := $(TOP)/build/kverbs
+KVERBS_KOS := $(foreach k,$(KMOD_KVERS),$(KVERBS_DIR)/$(k)/kverbs.ko)
+# Diagnostics about kverbs' own files fail the build.
+KVERBS_DIAG_RE := kverbs[^ ]*\.[ch]:.*(warning|error):
+
+.PHONY: kverbs checkpatch-kverbs clean-kverbs
+
+kverbs: $(KVERBS_KOS)
+	@for ko in $^; do echo "kverbs: $${ko#$(TOP)/}"; done
+
+$(KVERBS_DIR)/%/kverbs.ko: FORCE
+	@t0=$$(date +%s); tree=$(KVERBS_DIR)/$*/tree; log=$(KVERBS_DIR)/$*/build.log; \
+	if [ ! -d $(call kdir_of,$*)/ ]; then \
+		echo "kverbs $*: no kernel build directory $(call kdir_of,$*) (scripts/setup installs the headers)" >&2; \
+		exit 1; \
+	fi; \
+	mkdir -p $$tree && \
+	for f in $(KVERBS_SRC)/Kbuild $(KVERBS_SRC)/*.[ch]; do ln -sfn $$f $$tree/; done && \
+	find $$tree -xtype l -delete && \
+	$(MAKE) -C $(call kdir_of,$*) M=$$tree W=1 modules >$$log 2>&1 || { \
+		cat $$log >&2; echo "kverbs $*: FAILED (log: $${log#$(TOP)/})" >&2; exit 1; }; \
+	if grep -Eq '$(KVERBS_DIAG_RE)' $$log; then \
+		cat $$log >&2; find $$tree -name '*.o' -type f -delete; \
+		echo "kverbs $*: FAILED, $$(grep -Ec '$(KVERBS_DIAG_RE)' $$log) diagnostics (log: $${log#$(TOP)/})" >&2; \
+		exit 1; \
+	fi; \
+	cmp -s $$tree/kverbs.ko $@ || cp -p $$tree/kverbs.ko $@; \
+	printf '%-10s %-24s ok, W=1 clean, %ss\n' kverbs $* $$(( $$(date +%s) - t0 ))
+
+# The lab takes kverbs.ko along with cxib.ko (kmod-path's recipe prints cxib.ko's path only).
+kmod-path: $(KVERBS_DIR)/$(KVER)/kverbs.ko
+
+kverbs_files = $(patsubst $(TOP)/%,%,$(wildcard $(KVERBS_SRC)/Kbuild $(KVERBS_SRC)/*.[ch]))
+
+checkpatch-kverbs: $(CHECKPATCH)
+	@cd $(TOP) && out=$$($(CHECKPATCH) $(CHECKPATCH_FLAGS) $(kverbs_files) 2>&1); \
+	if printf '%s\n' "$$out" | grep -Eq ': (ERROR|WARNING|CHECK):'; then \
+		printf '%s\n' "$$out" >&2; echo "checkpatch-kverbs: FAILED" >&2; exit 1; \
+	fi; \
+	printf '%-10s %-24s ok, %s files clean (--strict)\n' checkpatch kverbs $(words $(kverbs_files))
+
+check-build: kverbs checkpatch-kverbs
+
+clean-kverbs:
+	rm -rf $(KVERBS_DIR)
+
+clean: clean-kverbs
