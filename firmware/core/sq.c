@@ -714,19 +714,18 @@ static unsigned int cxfw_req_addr(struct cxfw_dev *dev, const struct cxfw_qp *qp
 }
 
 /*
- * Gather [off, off + n) of @w's message into @buf: inline data or the SGEs through their
- * lkeys (local read).  0 or a CQE syndrome.
+ * Move [off, off + n) of @w's message between @buf and the SGEs, through their lkeys:
+ * gather (local read, guest -> @buf) or scatter (local write, @buf -> guest).  0 or a CQE
+ * syndrome.
  */
-static uint8_t cxfw_gather(struct cxfw_dev *dev, const struct cxfw_qp *qp,
-			   const struct cxfw_req_wqe *w, uint64_t off, uint32_t n, uint8_t *buf)
+static uint8_t cxfw_sge_copy(struct cxfw_dev *dev, const struct cxfw_qp *qp,
+			     const struct cxfw_req_wqe *w, uint64_t off, uint32_t n,
+			     uint8_t *buf, bool scatter)
 {
-	unsigned int i;
+	unsigned int access = scatter ? CXFW_ACCESS_LOCAL_WRITE : CXFW_ACCESS_LOCAL_READ;
 	uint32_t done = 0;
+	unsigned int i;
 
-	if (w->inl) {
-		memcpy(buf, w->u.data + off, n);
-		return 0;
-	}
 	for (i = 0; i < w->nsge && done < n; i++) {
 		const struct cxfw_req_sge *s = &w->u.sge[i];
 		struct cxfw_sg sg[4];
@@ -739,13 +738,18 @@ static uint8_t cxfw_gather(struct cxfw_dev *dev, const struct cxfw_qp *qp,
 			continue;
 		}
 		chunk = s->len - off < n - done ? (uint32_t)(s->len - off) : n - done;
-		st = cxfw_mkey_translate(dev, s->lkey, qp->pd, CXFW_ACCESS_LOCAL_READ,
-					 s->addr + off, chunk, sg, 4, &nsg);
+		st = cxfw_mkey_translate(dev, s->lkey, qp->pd, access, s->addr + off, chunk,
+					 sg, 4, &nsg);
 		if (st)
 			return st;
 		for (k = 0; k < nsg; k++) {
-			if (dev->plat.dma_read(dev->plat.opaque, sg[k].addr, buf + done,
-					       sg[k].len)) {
+			int err = scatter ?
+				dev->plat.dma_write(dev->plat.opaque, sg[k].addr, buf + done,
+						    sg[k].len) :
+				dev->plat.dma_read(dev->plat.opaque, sg[k].addr, buf + done,
+						   sg[k].len);
+
+			if (err) {
 				cxfw_stat_add(dev, &dev->stats.dma_errors, 1);
 				return CXIB_CQE_SYND_LOCAL_PROT_ERR;
 			}
@@ -753,8 +757,20 @@ static uint8_t cxfw_gather(struct cxfw_dev *dev, const struct cxfw_qp *qp,
 		}
 		off = 0;
 	}
-	cxfw_stat_add(dev, &dev->stats.dma_read_bytes, done);
+	cxfw_stat_add(dev, scatter ? &dev->stats.dma_write_bytes : &dev->stats.dma_read_bytes,
+		      done);
 	return done == n ? 0 : CXIB_CQE_SYND_LOCAL_LENGTH_ERR;
+}
+
+/* Gather [off, off + n) of @w's message into @buf: inline data or the SGEs (local read). */
+static uint8_t cxfw_gather(struct cxfw_dev *dev, const struct cxfw_qp *qp,
+			   const struct cxfw_req_wqe *w, uint64_t off, uint32_t n, uint8_t *buf)
+{
+	if (w->inl) {
+		memcpy(buf, w->u.data + off, n);
+		return 0;
+	}
+	return cxfw_sge_copy(dev, qp, w, off, n, buf, false);
 }
 
 /* Scatter @n bytes at message offset @off into @w's SGEs (local write).  0 or syndrome. */
@@ -762,37 +778,7 @@ static uint8_t cxfw_scatter(struct cxfw_dev *dev, const struct cxfw_qp *qp,
 			    const struct cxfw_req_wqe *w, uint64_t off, uint32_t n,
 			    const uint8_t *buf)
 {
-	unsigned int i;
-	uint32_t done = 0;
-
-	for (i = 0; i < w->nsge && done < n; i++) {
-		const struct cxfw_req_sge *s = &w->u.sge[i];
-		struct cxfw_sg sg[4];
-		unsigned int nsg, k;
-		uint32_t chunk;
-		uint8_t st;
-
-		if (off >= s->len) {
-			off -= s->len;
-			continue;
-		}
-		chunk = s->len - off < n - done ? (uint32_t)(s->len - off) : n - done;
-		st = cxfw_mkey_translate(dev, s->lkey, qp->pd, CXFW_ACCESS_LOCAL_WRITE,
-					 s->addr + off, chunk, sg, 4, &nsg);
-		if (st)
-			return st;
-		for (k = 0; k < nsg; k++) {
-			if (dev->plat.dma_write(dev->plat.opaque, sg[k].addr, buf + done,
-						sg[k].len)) {
-				cxfw_stat_add(dev, &dev->stats.dma_errors, 1);
-				return CXIB_CQE_SYND_LOCAL_PROT_ERR;
-			}
-			done += sg[k].len;
-		}
-		off = 0;
-	}
-	cxfw_stat_add(dev, &dev->stats.dma_write_bytes, done);
-	return done == n ? 0 : CXIB_CQE_SYND_LOCAL_LENGTH_ERR;
+	return cxfw_sge_copy(dev, qp, w, off, n, (uint8_t *)buf, true);
 }
 
 /* The BTH opcode of packet @k of @w (class | operation). */
