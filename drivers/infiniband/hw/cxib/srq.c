@@ -357,21 +357,20 @@ create:
 			  1u << srq->log_size, 1u << srq->log_stride, err);
 		goto err_free;
 	}
+	if (srq->uq) {
+		/* before the SRQ is in the table, where event handlers find it */
+		err = cxib_usrq_respond(srq, udata);
+		if (err)
+			goto err_destroy;
+	}
 	err = xa_insert_irq(&dev->srqs, srq->srqn, srq, GFP_KERNEL);
 	if (err)
 		goto err_destroy;
-	if (srq->uq) {
-		err = cxib_usrq_respond(srq, udata);
-		if (err)
-			goto err_erase;
-	}
 
 	attr->attr.max_wr = BIT(srq->log_size) - 1;
 	attr->attr.max_sge = srq->max_gs;
 	return 0;
 
-err_erase:
-	xa_erase_irq(&dev->srqs, srq->srqn);
 err_destroy:
 	cxib_cmd_destroy_srq(dev, srq->srqn);
 err_free:

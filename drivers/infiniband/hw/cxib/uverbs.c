@@ -211,21 +211,20 @@ int cxib_ucq_create(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 			  BIT(log_size), err);
 		goto err_free_uq;
 	}
+	/* Answer before the CQ is in the table: once there, event handlers may use it. */
+	resp.cqn = cq->cqn;
+	err = cxib_udata_put(udata, &resp, sizeof(resp));
+	if (err)
+		goto err_destroy;
 	err = xa_insert_irq(&dev->cqs, cq->cqn, cq, GFP_KERNEL);
 	if (err) {
 		ibdev_err(&dev->ibdev, "CQ %u: number already in use: %d\n", cq->cqn, err);
 		goto err_destroy;
 	}
-	resp.cqn = cq->cqn;
-	err = cxib_udata_put(udata, &resp, sizeof(resp));
-	if (err)
-		goto err_erase;
 	/* What libmlx5 sent (2^n - 1): it uses the value as its ring mask. */
 	ibcq->cqe = BIT(log_size) - 1;
 	return 0;
 
-err_erase:
-	xa_erase_irq(&dev->cqs, cq->cqn);
 err_destroy:
 	cxib_cmd_destroy_cq(dev, cq->cqn);
 err_free_uq:
