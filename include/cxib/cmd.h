@@ -417,6 +417,12 @@ CXIB_STATIC_ASSERT(sizeof(struct cxib_hca_cap) == CXIB_HCA_CAP_SIZE);
 #define CXIB_HCA_CAP_FPGA			14, 10, 10
 #define CXIB_HCA_CAP_STAT_RATE_SUPPORT		15, 31, 16
 #define CXIB_HCA_CAP_CQE_VERSION		15, 3, 0
+
+/* cqe_version: what a CQE's srqn_uidx field (dword 8, 23:0) holds */
+enum {
+	CXIB_CQE_VERSION_0			= 0,	/* the SRQ number (SRQ receives) */
+	CXIB_CQE_VERSION_1			= 1,	/* the QP's user_index, every CQE */
+};
 #define CXIB_HCA_CAP_COMPACT_ADDRESS_VECTOR	16, 31, 31
 #define CXIB_HCA_CAP_STRIDING_RQ		16, 30, 30
 #define CXIB_HCA_CAP_IPOIB_ENHANCED_OFFLOADS	16, 28, 28

@@ -145,6 +145,7 @@ static void prepare_set_rewrites_only_profile(struct kunit *test)
 	cap_put(&max, 19, 0x1f, 20);		/* max log_max_qp 20 */
 	cap_put(&cur, 72, 0x80, 0x80);		/* current uar_4k set ... */
 	cap_put(&max, 72, 0x80, 0);		/* ... which the max does not allow */
+	cap_put(&max, 63, 0x0f, 2);		/* a device with CQE versions up to 2 */
 
 	cxib_caps_prepare_set(&set, &cur, &max);
 
@@ -155,6 +156,8 @@ static void prepare_set_rewrites_only_profile(struct kunit *test)
 			PAGE_SHIFT - 12);					/* uar page */
 	if (PAGE_SIZE == 4096)
 		KUNIT_EXPECT_EQ(test, ((u8 *)&set)[72] & 0x80, 0);		/* uar_4k */
+	KUNIT_EXPECT_EQ(test, ((u8 *)&set)[63] & 0x0f,
+			min_t(u8, CXIB_CQE_VERSION_1, ((u8 *)&max)[63] & 0x0f));	/* cqe_version */
 
 	/* Everything else is the current value. */
 	expect = set;
@@ -163,6 +166,7 @@ static void prepare_set_rewrites_only_profile(struct kunit *test)
 	cap_put(&expect, 66, 0xc0, ((u8 *)&cur)[66]);
 	memcpy((u8 *)&expect + 146, (u8 *)&cur + 146, 2);
 	cap_put(&expect, 72, 0x80, ((u8 *)&cur)[72]);
+	cap_put(&expect, 63, 0x0f, ((u8 *)&cur)[63]);
 	KUNIT_EXPECT_EQ(test, memcmp(&expect, &cur, sizeof(cur)), 0);
 }
 

@@ -401,7 +401,7 @@ int cxib_cmd_set_hca_cap(struct cxib_dev *dev, u16 type, const struct cxib_hca_c
  *
  * The current capabilities with the profile's fields rewritten (PRM §4.1 step 10): a
  * 128-entry P_Key table, at most 2^CXIB_PROFILE_LOG_MAX_QP QPs, no command checksums, UAR
- * pages of the system page size.
+ * pages of the system page size, CQE version 1 when the device supports it.
  */
 void cxib_caps_prepare_set(struct cxib_hca_cap *set, const struct cxib_hca_cap *cur,
 			   const struct cxib_hca_cap *max)
@@ -419,6 +419,9 @@ void cxib_caps_prepare_set(struct cxib_hca_cap *set, const struct cxib_hca_cap *
 	if (PAGE_SHIFT == CXIB_ADAPTER_PAGE_SHIFT)
 		uar_4k = 0;
 	CXIB_SET(set, CXIB_HCA_CAP_UAR_4K, uar_4k);
+	/* CQE version 1 (user indexes in CQEs, what libmlx5 asks for) where the device has it */
+	CXIB_SET(set, CXIB_HCA_CAP_CQE_VERSION,
+		 min_t(u32, CXIB_CQE_VERSION_1, CXIB_GET(max, CXIB_HCA_CAP_CQE_VERSION)));
 }
 
 /**
@@ -711,7 +714,8 @@ int cxib_cmd_create_mkey(struct cxib_dev *dev, const struct cxib_mkc *mkc, const
 			 u32 nmtt, u32 *mkey_index)
 {
 	__be32 out[CXIB_CREATE_MKEY_OUT_LEN / 4] = {};
-	u32 inlen = CXIB_CREATE_MKEY_IN_LEN(nmtt);
+	/* whole octwords: an odd count is padded with a zero entry (kzalloc) */
+	u32 inlen = CXIB_CREATE_MKEY_IN_LEN(ALIGN(nmtt, CXIB_MTT_PER_OCTWORD));
 	__be64 *ent;
 	void *in;
 	u32 i;
@@ -724,7 +728,7 @@ int cxib_cmd_create_mkey(struct cxib_dev *dev, const struct cxib_mkc *mkc, const
 	memcpy(in + CXIB_CREATE_MKEY_IN_MKC_OFFSET, mkc, sizeof(*mkc));
 	/* Octwords of translations supplied: two 8-byte entries each. */
 	CXIB_SET(in, CXIB_CREATE_MKEY_IN_TRANSLATIONS_OCTWORD_ACTUAL_SIZE,
-		 DIV_ROUND_UP(nmtt, 2));
+		 DIV_ROUND_UP(nmtt, CXIB_MTT_PER_OCTWORD));
 	ent = in + CXIB_CREATE_MKEY_IN_KLM_PAS_MTT_OFFSET;
 	for (i = 0; i < nmtt; i++)
 		ent[i] = cpu_to_be64(mtt[i]);
