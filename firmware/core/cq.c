@@ -23,9 +23,20 @@
  * update the arm state under the lock and leave the EQE to the worker (cxfw_cq_process).
  * A doorbell through a UAR other than the CQ's uar_page, or for no CQ, is ignored.
  *
- * CQNs run 1 .. CXFW_MAX_CQS - 1.  Moderation (cq_period / cq_max_count) is recorded but
- * events are not delayed; MODIFY_CQ supports op_mod MODIFY only (RESIZE is refused by the
- * command engine's op_mod check: cap cq_resize is 0).
+ * Moderation (caps cq_moderation, cq_period_start_from_cqe, cq_period_mode_modify,
+ * scqe_break_moderation): cq_max_count (CQEs) and cq_period (microseconds), 0 = that trigger
+ * off, both 0 = no moderation.  A moderated CQ whose arm is met raises its event only when
+ * max_count CQEs sit at indexes >= the arm's ci, or when the period timer has run out,
+ * whichever comes first.  The timer (re)starts at each completion event (and when moderation
+ * is set) in cq_period_mode START_FROM_EQE, at each CQE in START_FROM_CQE.  With
+ * scqe_break_moderation_en a CQE with SE set breaks moderation: a met arm fires at once.
+ * Solicited and error CQEs are moderated like any other otherwise (an arm for solicited
+ * needs one in [ci, prod) and then waits for the count or the period).  The count is checked
+ * by the CQE writer and at arming; the period by the worker, which runs at least every
+ * 10 ms under QEMU, so a period fires up to one worker tick late.
+ *
+ * CQNs run 1 .. CXFW_MAX_CQS - 1.  MODIFY_CQ supports op_mod MODIFY only (RESIZE is refused
+ * by the command engine's op_mod check: cap cq_resize is 0).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -46,6 +57,15 @@ static void cxfw_cq_free(struct cxfw_cq *cq)
 	free(cq);
 }
 
+/* Clear mod_wait; lock held. */
+static void cxfw_cq_mod_unwait(struct cxfw_dev *dev, struct cxfw_cq *cq)
+{
+	if (cq->mod_wait) {
+		cq->mod_wait = false;
+		dev->cq_mod_waiting--;
+	}
+}
+
 void cxfw_cq_destroy_all(struct cxfw_dev *dev)
 {
 	unsigned int i;
@@ -56,6 +76,7 @@ void cxfw_cq_destroy_all(struct cxfw_dev *dev)
 	free(dev->cqs);
 	dev->cqs = NULL;
 	dev->cq_fire_pending = 0;
+	dev->cq_mod_waiting = 0;
 }
 
 bool cxfw_eq_has_cqs(const struct cxfw_dev *dev, uint32_t eqn)
@@ -131,6 +152,10 @@ uint8_t cxfw_cmd_create_cq(struct cxfw_dev *dev, struct cxfw_cmd *cmd)
 	    CXIB_GET(cqc, CXIB_CQC_CC))
 		return cxfw_fail(cmd, CXIB_CMD_STAT_BAD_PARAM,
 				 CXFW_SYND(CXFW_SYND_BAD_PARAM, cqe_sz));
+	if (CXIB_GET(cqc, CXIB_CQC_CQ_PERIOD_MODE) > CXIB_CQ_PERIOD_MODE_START_FROM_CQE)
+		return cxfw_fail(cmd, CXIB_CMD_STAT_BAD_PARAM,
+				 CXFW_SYND(CXFW_SYND_BAD_PARAM,
+					   CXIB_GET(cqc, CXIB_CQC_CQ_PERIOD_MODE)));
 	pthread_mutex_lock(&dev->lock);
 	max_log_size = CXIB_GET(dev->cap_cur.dw, CXIB_HCA_CAP_LOG_MAX_CQ_SZ);
 	uar_ok = cxfw_uar_allocated(dev, uar);
@@ -172,6 +197,8 @@ uint8_t cxfw_cmd_create_cq(struct cxfw_dev *dev, struct cxfw_cmd *cmd)
 	cq->period_mode = (uint8_t)CXIB_GET(cqc, CXIB_CQC_CQ_PERIOD_MODE);
 	cq->period = (uint16_t)CXIB_GET(cqc, CXIB_CQC_CQ_PERIOD);
 	cq->max_count = (uint16_t)CXIB_GET(cqc, CXIB_CQC_CQ_MAX_COUNT);
+	cq->scqe_break = CXIB_GET(cqc, CXIB_CQC_SCQE_BREAK_MODERATION_EN);
+	cq->mod_ts_ns = cxfw_now(dev);
 	cq->uar = uar;
 	cq->eqn = eqn;
 	cq->eq_serial = eq_serial;
@@ -238,6 +265,7 @@ uint8_t cxfw_cmd_destroy_cq(struct cxfw_dev *dev, struct cxfw_cmd *cmd)
 	}
 	if (cq->fire_pending)
 		dev->cq_fire_pending--;
+	cxfw_cq_mod_unwait(dev, cq);
 	dev->cqs[cqn] = NULL;
 	pthread_mutex_unlock(&dev->lock);
 	cxfw_cq_free(cq);
@@ -262,6 +290,7 @@ uint8_t cxfw_cmd_query_cq(struct cxfw_dev *dev, struct cxfw_cmd *cmd)
 		 cq->write_failure ? CXIB_CQC_STATUS_CQ_WRITE_FAIL : CXIB_CQC_STATUS_OK);
 	CXIB_SET(cqc, CXIB_CQC_CQE_SZ, cq->cqe_sz);
 	CXIB_SET(cqc, CXIB_CQC_OI, cq->oi);
+	CXIB_SET(cqc, CXIB_CQC_SCQE_BREAK_MODERATION_EN, cq->scqe_break);
 	CXIB_SET(cqc, CXIB_CQC_CQ_PERIOD_MODE, cq->period_mode);
 	CXIB_SET(cqc, CXIB_CQC_ST, arm_st);
 	CXIB_SET(cqc, CXIB_CQC_PAGE_OFFSET, cq->page_offset);
@@ -286,11 +315,17 @@ uint8_t cxfw_cmd_modify_cq(struct cxfw_dev *dev, struct cxfw_cmd *cmd)
 	uint32_t sel = CXIB_GET(cmd->in, CXIB_MODIFY_CQ_IN_MODIFY_FIELD_SELECT);
 	uint32_t known = CXIB_CQ_MODIFY_PERIOD | CXIB_CQ_MODIFY_COUNT | CXIB_CQ_MODIFY_OVERRUN |
 			 CXIB_CQ_MODIFY_PERIOD_MODE;
+	uint64_t now = cxfw_now(dev);
 	uint8_t st = CXIB_CMD_STAT_OK;
 	struct cxfw_cq *cq;
 
 	if (sel & ~known)		/* EQ remap: cap cq_eq_remap = 0 */
 		return cxfw_fail(cmd, CXIB_CMD_STAT_BAD_PARAM, CXFW_SYND(CXFW_SYND_BAD_PARAM, sel));
+	if ((sel & CXIB_CQ_MODIFY_PERIOD_MODE) &&
+	    CXIB_GET(cqc, CXIB_CQC_CQ_PERIOD_MODE) > CXIB_CQ_PERIOD_MODE_START_FROM_CQE)
+		return cxfw_fail(cmd, CXIB_CMD_STAT_BAD_PARAM,
+				 CXFW_SYND(CXFW_SYND_BAD_PARAM,
+					   CXIB_GET(cqc, CXIB_CQC_CQ_PERIOD_MODE)));
 	if (CXIB_GET(cmd->in, 2, 31, 24))
 		return cxfw_fail(cmd, CXIB_CMD_STAT_BAD_PARAM, CXFW_SYND(CXFW_SYND_RESERVED, 2));
 	cq = cxfw_cq_get(dev, cmd, CXIB_GET(cmd->in, CXIB_MODIFY_CQ_IN_CQN), &st);
@@ -304,6 +339,14 @@ uint8_t cxfw_cmd_modify_cq(struct cxfw_dev *dev, struct cxfw_cmd *cmd)
 		cq->oi = CXIB_GET(cqc, CXIB_CQC_OI);
 	if (sel & CXIB_CQ_MODIFY_PERIOD_MODE)
 		cq->period_mode = (uint8_t)CXIB_GET(cqc, CXIB_CQC_CQ_PERIOD_MODE);
+	if (sel & (CXIB_CQ_MODIFY_PERIOD | CXIB_CQ_MODIFY_COUNT | CXIB_CQ_MODIFY_PERIOD_MODE)) {
+		/* new moderation: the timer restarts; a met arm is re-evaluated by the worker */
+		cq->mod_ts_ns = now;
+		if (cq->arm && !cq->fire_pending) {
+			cq->fire_pending = true;
+			dev->cq_fire_pending++;
+		}
+	}
 	pthread_mutex_unlock(&dev->lock);
 	return CXIB_CMD_STAT_OK;
 }
@@ -332,13 +375,63 @@ static bool cxfw_cq_arm_met(const struct cxfw_cq *cq)
 }
 
 /* Disarm and return the EQ to notify; lock held. */
-static uint64_t cxfw_cq_fire(struct cxfw_dev *dev, struct cxfw_cq *cq)
+static uint64_t cxfw_cq_fire(struct cxfw_dev *dev, struct cxfw_cq *cq, uint64_t now)
 {
+	if (cq->fire_pending) {
+		cq->fire_pending = false;
+		dev->cq_fire_pending--;
+	}
+	cxfw_cq_mod_unwait(dev, cq);
+	if (cq->period_mode == CXIB_CQ_PERIOD_MODE_START_FROM_EQE)
+		cq->mod_ts_ns = now;
 	cq->arm = 0;
 	cq->fired = true;
 	cq->last_notified = cq->prod & CXFW_COUNTER_MASK;
 	dev->stats.cq_events++;
 	return cq->eq_serial;
+}
+
+/* Is the met arm of @cq due under its moderation at @now?  Lock held. */
+static bool cxfw_cq_mod_due(const struct cxfw_cq *cq, uint64_t now)
+{
+	uint32_t pending = (cq->prod - cq->arm_ci) & CXFW_COUNTER_MASK;
+
+	if (!cq->max_count && !cq->period)
+		return true;
+	if (cq->max_count && pending >= cq->max_count)
+		return true;
+	return cq->period &&
+	       now - cq->mod_ts_ns >= (uint64_t)cq->period * CXFW_NS_PER_US;
+}
+
+/*
+ * Settle the arm state of @cq at @now: fire (return the EQ to notify) if the arm is met and
+ * due, else wait for the period (mod_wait) or for more CQEs.  Clears fire_pending.  Lock held.
+ */
+static uint64_t cxfw_cq_settle(struct cxfw_dev *dev, struct cxfw_cq *cq, uint64_t now,
+			       bool brk)
+{
+	uint64_t deadline;
+
+	if (cxfw_cq_arm_met(cq) && (brk || cxfw_cq_mod_due(cq, now)))
+		return cxfw_cq_fire(dev, cq, now);
+	if (cq->fire_pending) {
+		cq->fire_pending = false;
+		dev->cq_fire_pending--;
+	}
+	if (!cxfw_cq_arm_met(cq) || !cq->period) {
+		cxfw_cq_mod_unwait(dev, cq);
+		return 0;
+	}
+	if (!cq->mod_wait) {
+		cq->mod_wait = true;
+		if (!dev->cq_mod_waiting++)
+			dev->cq_mod_next_ns = UINT64_MAX;
+	}
+	deadline = cq->mod_ts_ns + (uint64_t)cq->period * CXFW_NS_PER_US;
+	if (deadline < dev->cq_mod_next_ns)
+		dev->cq_mod_next_ns = deadline;
+	return 0;
 }
 
 static void cxfw_cq_error(struct cxfw_dev *dev, uint32_t cqn, unsigned int synd)
@@ -376,8 +469,9 @@ int cxfw_cq_post(struct cxfw_dev *dev, uint32_t cqn, struct cxib_cqe64 *cqe)
 	uint64_t addr, dbr, eq = 0;
 	uint32_t p, set_ci = 0;
 	__be32 ci_be;
-	bool oi, sol;
+	bool oi, sol, moderated;
 	unsigned int synd = 0;
+	uint64_t now;
 
 	pthread_mutex_lock(&dev->lock);
 	cq = cxfw_cq_lookup(dev, cqn);
@@ -387,7 +481,9 @@ int cxfw_cq_post(struct cxfw_dev *dev, uint32_t cqn, struct cxib_cqe64 *cqe)
 	}
 	dbr = cq->dbr;
 	oi = cq->oi;
+	moderated = cq->period || cq->max_count;
 	pthread_mutex_unlock(&dev->lock);
+	now = moderated ? cxfw_now(dev) : 0;
 
 	/* only the worker writes CQEs and destroys CQs, so cq stays valid meanwhile */
 	if (!oi) {
@@ -441,13 +537,11 @@ int cxfw_cq_post(struct cxfw_dev *dev, uint32_t cqn, struct cxib_cqe64 *cqe)
 		cq->sol_idx = p & CXFW_COUNTER_MASK;
 	}
 	dev->stats.cqes_written++;
-	if (cxfw_cq_arm_met(cq)) {
-		if (cq->fire_pending) {		/* the worker would post it: do it now */
-			cq->fire_pending = false;
-			dev->cq_fire_pending--;
-		}
-		eq = cxfw_cq_fire(dev, cq);
-	}
+	if (cq->period_mode == CXIB_CQ_PERIOD_MODE_START_FROM_CQE)
+		cq->mod_ts_ns = now;
+	/* a pending doorbell's event is posted (or set waiting) here rather than by the worker */
+	if (cq->arm)
+		eq = cxfw_cq_settle(dev, cq, now, cq->scqe_break && CXIB_GET(cqe, CXIB_CQE_SE));
 	pthread_mutex_unlock(&dev->lock);
 	if (eq)
 		cxfw_cq_comp_event(dev, eq, cqn);
@@ -485,26 +579,44 @@ void cxfw_cq_doorbell(struct cxfw_dev *dev, uint32_t uar, uint32_t dw0, uint32_t
 		dev->plat.kick(dev->plat.opaque);
 }
 
-/* Post the completion events arm doorbells found already due.  Worker only. */
+/*
+ * Post the completion events arm doorbells (or MODIFY_CQ) found due, and those whose
+ * moderation period ran out.  Worker only.
+ */
 void cxfw_cq_process(struct cxfw_dev *dev)
 {
+	unsigned int waiting;
+	uint64_t now;
 	uint32_t cqn;
+	bool timers;
+
+	pthread_mutex_lock(&dev->lock);
+	timers = dev->cq_fire_pending || dev->cq_mod_waiting;
+	pthread_mutex_unlock(&dev->lock);
+	if (!timers)
+		return;
+	now = cxfw_now(dev);
+	pthread_mutex_lock(&dev->lock);
+	timers = dev->cq_mod_waiting && now >= dev->cq_mod_next_ns;
+	waiting = timers ? dev->cq_mod_waiting : 0;
+	if (timers)		/* recomputed by the CQs still waiting after this pass */
+		dev->cq_mod_next_ns = UINT64_MAX;
+	pthread_mutex_unlock(&dev->lock);
 
 	for (cqn = 1; cqn < CXFW_MAX_CQS; cqn++) {
 		struct cxfw_cq *cq;
 		uint64_t eq = 0;
 
 		pthread_mutex_lock(&dev->lock);
-		if (!dev->cq_fire_pending || !dev->cqs) {
+		if ((!dev->cq_fire_pending && !waiting) || !dev->cqs) {
 			pthread_mutex_unlock(&dev->lock);
 			return;
 		}
 		cq = dev->cqs[cqn];
-		if (cq && cq->fire_pending) {
-			cq->fire_pending = false;
-			dev->cq_fire_pending--;
-			if (cxfw_cq_arm_met(cq))
-				eq = cxfw_cq_fire(dev, cq);
+		if (cq && (cq->fire_pending || (waiting && cq->mod_wait))) {
+			if (cq->mod_wait && waiting)
+				waiting--;
+			eq = cxfw_cq_settle(dev, cq, now, false);
 		}
 		pthread_mutex_unlock(&dev->lock);
 		if (eq)

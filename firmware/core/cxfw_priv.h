@@ -23,6 +23,7 @@
 #include "sq.h"
 #include "wire.h"
 
+#define CXFW_NS_PER_US		1000ull
 #define CXFW_NS_PER_MS		1000000ull
 #define CXFW_NS_PER_SEC		1000000000ull
 #define CXFW_MAX_PORTS		2	/* size of cxfw_stats.link_up[] */
@@ -57,6 +58,9 @@
 #define CXFW_LOG_MAX_CQ_SZ	22
 #define CXFW_MAX_QPS		(1u << 18)		/* cap log_max_qp (max) */
 #define CXFW_QP_DB_RING		256			/* pending SQ doorbells */
+#define CXFW_QP_ERR_POLL_MAX	64	/* QPs in ERR whose RQ doorbell record the worker reads */
+#define CXFW_QP_ERR_POLL_BUDGET	8	/* ... at most this many per cxfw_process() pass ... */
+#define CXFW_QP_ERR_POLL_NS	CXFW_NS_PER_MS	/* ... each at most this often */
 #define CXFW_LOG_MAX_SRQ	12			/* SRQNs 1 .. 4095 */
 #define CXFW_MAX_SRQS		(1u << CXFW_LOG_MAX_SRQ)
 #define CXFW_LOG_MAX_XRCD	8			/* XRCDs 1 .. 255 */
@@ -160,8 +164,11 @@ struct cxfw_cq {
 	uint8_t page_offset;		/* 64-byte units */
 	uint8_t cqe_sz;			/* CXIB_CQC_CQE_SZ_64 / _128 */
 	bool oi;
-	uint8_t period_mode;
-	uint16_t period, max_count;
+	uint8_t period_mode;		/* CXIB_CQ_PERIOD_MODE_START_FROM_EQE / _CQE */
+	uint16_t period, max_count;	/* moderation: microseconds / CQEs, 0 = off */
+	bool scqe_break;		/* scqe_break_moderation_en */
+	bool mod_wait;			/* armed and due but for the period (counted in dev) */
+	uint64_t mod_ts_ns;		/* period timer start: last EQE or last CQE (mode) */
 	uint32_t uar;
 	uint32_t eqn;
 	uint64_t eq_serial;
@@ -202,6 +209,8 @@ struct cxfw_qp {
 	/* consumer counters (16 bits used): SQ in WQEBBs, RQ in WQEs */
 	uint16_t sq_cons, rq_cons;
 	bool sq_db_pending;		/* an SQ doorbell is waiting for the worker */
+	bool err_poll;			/* in dev->qp_err_poll: receives posted in ERR flushed */
+	uint64_t err_poll_ns;		/* when its doorbell record was last read for that */
 	struct cxfw_req req;		/* requester (sq.c), worker only */
 	struct cxfw_resp resp;		/* responder (rq.c), worker only */
 };
@@ -325,6 +334,8 @@ struct cxfw_dev {
 	struct cxfw_qp **qps;
 	uint32_t qp_db_ring[CXFW_QP_DB_RING];	/* QPNs with sq_db_pending, oldest first */
 	unsigned int qp_db_head, qp_db_count;
+	uint32_t qp_err_poll[CXFW_QP_ERR_POLL_MAX];	/* QPNs with err_poll set */
+	unsigned int qp_err_count, qp_err_cursor;
 	bool qp_db_overflow;		/* ring was full: scan every QP */
 	struct cxfw_srq **srqs;
 	struct cxfw_mcg **mcgs;
@@ -332,6 +343,8 @@ struct cxfw_dev {
 	struct cxfw_stats q_counter_base[CXFW_MAX_Q_COUNTERS];	/* stats at alloc / clear */
 	uint64_t cq_serial;
 	unsigned int cq_fire_pending;	/* CQs with fire_pending set */
+	unsigned int cq_mod_waiting;	/* CQs with mod_wait set ... */
+	uint64_t cq_mod_next_ns;	/* ... none of them due before this */
 
 	/* Data-path state of wire.c, sq.c and rq.c that is not per QP (each file's own type). */
 	struct cxfw_wire *wire;
@@ -511,6 +524,20 @@ static inline uint32_t cxfw_cmdq_slots(const struct cxfw_dev *dev)
 static inline uint32_t cxfw_cmdq_slot_mask(const struct cxfw_dev *dev)
 {
 	return (uint32_t)((1ull << cxfw_cmdq_slots(dev)) - 1);
+}
+
+/*
+ * Dword 8 [23:0] of a CQE of @qp (srqn_uidx): with CQE version 1 (the current capability)
+ * the QP's user_index for every CQE of the QP; with version 0 the SRQ number for an SRQ
+ * receive (@rcv) and 0 otherwise.  Worker only (SET_HCA_CAP also runs there).
+ */
+static inline void cxfw_cqe_set_index(const struct cxfw_dev *dev, const struct cxfw_qp *qp,
+				      struct cxib_cqe64 *cqe, bool rcv)
+{
+	if (CXIB_GET(dev->cap_cur.dw, CXIB_HCA_CAP_CQE_VERSION) == CXIB_CQE_VERSION_1)
+		CXIB_SET(cqe, CXIB_CQE_SRQN_UIDX, CXIB_GET(qp->qpc, CXIB_QPC_USER_INDEX));
+	else
+		CXIB_SET(cqe, CXIB_CQE_SRQN_UIDX, rcv ? qp->srqn : 0);
 }
 
 #endif /* CXFW_PRIV_H */

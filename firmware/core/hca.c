@@ -53,6 +53,7 @@ static const struct cxfw_cap_field cxfw_writable_caps[] = {
 	CAPF(MKEY_BY_NAME, LE_MAX),
 	CAPF(NUM_VHCA_PORTS, LE_MAX),
 	CAPF(ATOMIC, LE_MAX),
+	CAPF(CQE_VERSION, LE_MAX),
 	CAPF(PG, LE_MAX),
 };
 
@@ -69,7 +70,12 @@ static void cxfw_caps_max(struct cxfw_dev *dev, __be32 *c)
 	CXIB_SET(c, CXIB_HCA_CAP_LOG_MAX_CQ, CXFW_LOG_MAX_CQ);
 	CXIB_SET(c, CXIB_HCA_CAP_LOG_MAX_EQ_SZ, CXFW_LOG_MAX_EQ_SZ);
 	CXIB_SET(c, CXIB_HCA_CAP_MAX_QP_CNT, CXFW_MAX_Q_COUNTERS - 1);	/* set 0 is reserved */
+	CXIB_SET(c, CXIB_HCA_CAP_CQ_MODERATION, 1);		/* cq.c: count, period, both modes */
+	CXIB_SET(c, CXIB_HCA_CAP_CQ_PERIOD_MODE_MODIFY, 1);
+	CXIB_SET(c, CXIB_HCA_CAP_SCQE_BREAK_MODERATION, 1);
+	CXIB_SET(c, CXIB_HCA_CAP_CQ_PERIOD_START_FROM_CQE, 1);
 	CXIB_SET(c, CXIB_HCA_CAP_ATOMIC, 1);	/* 8-byte CS / FA (rq.c); not the masked forms */
+	CXIB_SET(c, CXIB_HCA_CAP_CQE_VERSION, CXIB_CQE_VERSION_1);	/* user indexes */
 	CXIB_SET(c, CXIB_HCA_CAP_LOG_MAX_MKEY, CXFW_LOG_MAX_MKEY);
 	CXIB_SET(c, CXIB_HCA_CAP_LOG_MAX_EQ, CXFW_LOG_MAX_EQ);
 	CXIB_SET(c, CXIB_HCA_CAP_LOG_MAX_MRW_SZ, 64);
@@ -116,6 +122,8 @@ void cxfw_hca_caps_init(struct cxfw_dev *dev)
 	CXIB_SET(dev->cap_cur.dw, CXIB_HCA_CAP_LOG_MAX_QP, CXFW_DEFAULT_LOG_MAX_QP);
 	CXIB_SET(dev->cap_cur.dw, CXIB_HCA_CAP_CMDIF_CHECKSUM, CXIB_CAP_CMDIF_CHECKSUM_DISABLED);
 	CXIB_SET(dev->cap_cur.dw, CXIB_HCA_CAP_DRAIN_SIGERR, 0);
+	/* CQE version 0 until the driver asks for 1 (mlx5_core does when the max allows) */
+	CXIB_SET(dev->cap_cur.dw, CXIB_HCA_CAP_CQE_VERSION, CXIB_CQE_VERSION_0);
 }
 
 /* Release every resource of an initialized function (TEARDOWN_HCA, reset); lock held. */

@@ -7,6 +7,11 @@
  * an SQ doorbell of a QP in RTS hands the new WQEs to the requester.  A QP in ERR (the
  * 2ERR command, or cxfw_qp_error() from an engine) completes every WQE still posted with a
  * flush error CQE (syndrome 0x05) when it enters ERR and at every SQ doorbell while in ERR.
+ * There is no RQ doorbell, so receives posted to a QP in ERR would wait for an SQ doorbell:
+ * the worker also re-reads the doorbell record of up to CXFW_QP_ERR_POLL_MAX QPs in ERR with
+ * a regular RQ (a list filled as they enter ERR), each at most every CXFW_QP_ERR_POLL_NS and
+ * at most CXFW_QP_ERR_POLL_BUDGET of them per cxfw_process() pass, and flushes what it
+ * finds.  QPs beyond the list are flushed at SQ doorbells only.
  *
  * The QP keeps the qpc image the driver gave at creation; every transition builds the next
  * image from the current one, takes the transition's required attributes from the command's
@@ -67,6 +72,28 @@ void cxfw_qp_destroy_all(struct cxfw_dev *dev)
 	dev->qps = NULL;
 	dev->qp_db_head = dev->qp_db_count = 0;
 	dev->qp_db_overflow = false;
+	dev->qp_err_count = dev->qp_err_cursor = 0;
+}
+
+/* Take entry @i off the list of QPs in ERR whose receives the worker polls; lock held. */
+static void cxfw_qp_err_unwatch_at(struct cxfw_dev *dev, unsigned int i)
+{
+	struct cxfw_qp *qp = cxfw_qp_lookup(dev, dev->qp_err_poll[i]);
+
+	if (qp)
+		qp->err_poll = false;
+	dev->qp_err_poll[i] = dev->qp_err_poll[--dev->qp_err_count];
+}
+
+/* Take @qp off that list if it is on it; lock held. */
+static void cxfw_qp_err_unwatch(struct cxfw_dev *dev, struct cxfw_qp *qp)
+{
+	unsigned int i;
+
+	for (i = 0; qp->err_poll && i < dev->qp_err_count; i++)
+		if (dev->qp_err_poll[i] == qp->qpn)
+			cxfw_qp_err_unwatch_at(dev, i);
+	qp->err_poll = false;
 }
 
 static bool cxfw_st_supported(uint32_t st)
@@ -266,6 +293,7 @@ uint8_t cxfw_cmd_destroy_qp(struct cxfw_dev *dev, struct cxfw_cmd *cmd)
 
 	if (!qp)
 		return st;
+	cxfw_qp_err_unwatch(dev, qp);
 	dev->qps[CXIB_GET(cmd->in, CXIB_DESTROY_QP_IN_QPN)] = NULL;
 	cxfw_mcg_detach_qp(dev, CXIB_GET(cmd->in, CXIB_DESTROY_QP_IN_QPN));
 	if (dev->pd_refs && dev->pd_refs[qp->pd] > 1)
@@ -539,31 +567,34 @@ uint64_t cxfw_qp_wqe_addr(const struct cxfw_qp *qp, bool sq, uint32_t idx)
 	return qp->pas[off >> shift] + (off & ((1ull << shift) - 1));
 }
 
-static void cxfw_flush_cqe(struct cxfw_dev *dev, uint32_t cqn, uint32_t qpn, bool sq,
+static void cxfw_flush_cqe(struct cxfw_dev *dev, const struct cxfw_qp *qp, bool sq,
 			   uint32_t opcode, uint16_t idx)
 {
 	struct cxib_cqe64 cqe;
 
 	memset(&cqe, 0, sizeof(cqe));
+	cxfw_cqe_set_index(dev, qp, &cqe, !sq);
 	CXIB_SET(&cqe, CXIB_CQE_OPCODE, sq ? CXIB_CQE_OPCODE_REQ_ERR : CXIB_CQE_OPCODE_RESP_ERR);
 	CXIB_SET(&cqe, CXIB_CQE_ERR_SYNDROME, CXIB_CQE_SYND_WR_FLUSH_ERR);
 	CXIB_SET(&cqe, CXIB_CQE_ERR_S_WQE_OPCODE, sq ? opcode : 0);
-	CXIB_SET(&cqe, CXIB_CQE_ERR_QPN, qpn);
+	CXIB_SET(&cqe, CXIB_CQE_ERR_QPN, qp->qpn);
 	CXIB_SET(&cqe, CXIB_CQE_ERR_WQE_COUNTER, idx);
-	cxfw_cq_post(dev, cqn, &cqe);
+	cxfw_cq_post(dev, sq ? qp->cqn_snd : qp->cqn_rcv, &cqe);
 }
 
 /*
  * A QP in ERR: complete every WQE posted (per the doorbell record) and not yet consumed
  * with a flush error CQE (syndrome 0x05), one per WQE: RQ WQEs (regular RQs only) on
  * cqn_rcv, SQ WQEs on cqn_snd with the WQE's opcode and index.  A QP in SQER (UD/UC send
- * error): the SQ only, the RQ keeps working.  Worker only; nothing happens for a QP in
+ * error): the SQ only, the RQ keeps working.  Without @with_sq only the RQ (the poll of QPs
+ * in ERR: sends are flushed at their doorbell).  Worker only; nothing happens for a QP in
  * another state.
  */
-static void cxfw_qp_flush(struct cxfw_dev *dev, uint32_t qpn)
+static void cxfw_qp_flush_wqs(struct cxfw_dev *dev, uint32_t qpn, bool with_sq)
 {
 	struct cxfw_qp *qp;
 	uint16_t rq_cons, sq_cons, rcv, snd;
+	uint64_t now = cxfw_now(dev);
 	uint32_t n, limit;
 	bool sq_only;
 	__be32 db[2];
@@ -577,6 +608,12 @@ static void cxfw_qp_flush(struct cxfw_dev *dev, uint32_t qpn)
 	sq_only = qp->state == CXIB_QPC_STATE_SQER;
 	rq_cons = qp->rq_cons;
 	sq_cons = qp->sq_cons;
+	if (!sq_only && !qp->err_poll && qp->rq_type == CXIB_QPC_RQ_TYPE_REGULAR &&
+	    dev->qp_err_count < CXFW_QP_ERR_POLL_MAX) {
+		qp->err_poll = true;
+		qp->err_poll_ns = now;
+		dev->qp_err_poll[dev->qp_err_count++] = qpn;
+	}
 	pthread_mutex_unlock(&dev->lock);
 	/* only the worker destroys QPs and moves the counters: qp stays valid */
 	if (dev->plat.dma_read(dev->plat.opaque, qp->dbr, db, sizeof(db))) {
@@ -589,9 +626,9 @@ static void cxfw_qp_flush(struct cxfw_dev *dev, uint32_t qpn)
 	if (qp->rq_type == CXIB_QPC_RQ_TYPE_REGULAR && !sq_only) {
 		limit = 1u << qp->log_rq;	/* a garbage counter cannot loop for long */
 		for (n = 0; rq_cons != rcv && n < limit; n++, rq_cons++)
-			cxfw_flush_cqe(dev, qp->cqn_rcv, qpn, false, 0, rq_cons);
+			cxfw_flush_cqe(dev, qp, false, 0, rq_cons);
 	}
-	if (!qp->no_sq) {
+	if (!qp->no_sq && with_sq) {
 		limit = 1u << qp->log_sq;
 		for (n = 0; sq_cons != snd && n < limit;) {
 			uint32_t ctrl[2] = { 0, 0 }, bbs;
@@ -606,7 +643,7 @@ static void cxfw_qp_flush(struct cxfw_dev *dev, uint32_t qpn)
 				bbs = 1;
 			if (bbs > (uint16_t)(snd - sq_cons))
 				bbs = (uint16_t)(snd - sq_cons);
-			cxfw_flush_cqe(dev, qp->cqn_snd, qpn, true,
+			cxfw_flush_cqe(dev, qp, true,
 				       CXIB_GET(ctrl, CXIB_WQE_CTRL_OPCODE), sq_cons);
 			sq_cons = (uint16_t)(sq_cons + bbs);
 			n += bbs;
@@ -617,6 +654,11 @@ static void cxfw_qp_flush(struct cxfw_dev *dev, uint32_t qpn)
 		qp->rq_cons = rq_cons;
 	qp->sq_cons = sq_cons;
 	pthread_mutex_unlock(&dev->lock);
+}
+
+static void cxfw_qp_flush(struct cxfw_dev *dev, uint32_t qpn)
+{
+	cxfw_qp_flush_wqs(dev, qpn, true);
 }
 
 /*
@@ -640,7 +682,49 @@ static void cxfw_qp_sq_serve(struct cxfw_dev *dev, uint32_t qpn)
 		cxfw_qp_flush(dev, qpn);
 }
 
-/* Serve the SQ doorbells rung since the last call.  Worker only. */
+/*
+ * Flush the receives posted to QPs in ERR since their last flush: visit up to
+ * CXFW_QP_ERR_POLL_BUDGET entries of the list (round robin), dropping QPs no longer in
+ * ERR, and flush those not read in the last CXFW_QP_ERR_POLL_NS.  Worker only.
+ */
+static void cxfw_qp_err_poll(struct cxfw_dev *dev)
+{
+	uint32_t due[CXFW_QP_ERR_POLL_BUDGET];
+	unsigned int n = 0, todo, i;
+	uint64_t now;
+
+	pthread_mutex_lock(&dev->lock);
+	todo = dev->qp_err_count;
+	pthread_mutex_unlock(&dev->lock);
+	if (!todo)
+		return;
+	now = cxfw_now(dev);
+	pthread_mutex_lock(&dev->lock);
+	todo = dev->qp_err_count < CXFW_QP_ERR_POLL_BUDGET ? dev->qp_err_count :
+							     CXFW_QP_ERR_POLL_BUDGET;
+	while (todo-- && dev->qp_err_count) {
+		struct cxfw_qp *qp;
+
+		if (dev->qp_err_cursor >= dev->qp_err_count)
+			dev->qp_err_cursor = 0;
+		i = dev->qp_err_cursor;
+		qp = cxfw_qp_lookup(dev, dev->qp_err_poll[i]);
+		if (!qp || qp->state != CXIB_QPC_STATE_ERR) {
+			cxfw_qp_err_unwatch_at(dev, i);	/* the last entry moves to i */
+			continue;
+		}
+		dev->qp_err_cursor++;
+		if (now - qp->err_poll_ns >= CXFW_QP_ERR_POLL_NS) {
+			qp->err_poll_ns = now;
+			due[n++] = qp->qpn;
+		}
+	}
+	pthread_mutex_unlock(&dev->lock);
+	for (i = 0; i < n; i++)
+		cxfw_qp_flush_wqs(dev, due[i], false);
+}
+
+/* Serve the SQ doorbells rung since the last call, then poll QPs in ERR.  Worker only. */
 void cxfw_qp_process(struct cxfw_dev *dev)
 {
 	uint32_t qpn;
@@ -671,6 +755,7 @@ void cxfw_qp_process(struct cxfw_dev *dev)
 			continue;
 		} else {
 			pthread_mutex_unlock(&dev->lock);
+			cxfw_qp_err_poll(dev);
 			return;
 		}
 		qp = cxfw_qp_lookup(dev, qpn);

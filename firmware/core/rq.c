@@ -387,11 +387,11 @@ static uint8_t resp_scatter(struct cxfw_dev *dev, struct cxfw_qp *qp, const uint
 
 /* ---- completions --------------------------------------------------------------------- */
 
-static void resp_cqe_common(const struct cxfw_qp *qp, struct cxib_cqe64 *cqe)
+static void resp_cqe_common(const struct cxfw_dev *dev, const struct cxfw_qp *qp,
+			    struct cxib_cqe64 *cqe)
 {
 	memset(cqe, 0, sizeof(*cqe));
-	if (resp_is_srq(qp))
-		CXIB_SET(cqe, CXIB_CQE_SRQN_UIDX, qp->srqn);
+	cxfw_cqe_set_index(dev, qp, cqe, true);	/* SRQ number or user index */
 }
 
 /* CQ overflow or a vanished CQ: the QP goes to ERR without a NAK (class G). */
@@ -428,7 +428,7 @@ static void resp_complete(struct cxfw_dev *dev, struct cxfw_qp *qp, const struct
 		  qp->st == CXIB_QPC_ST_QP1;
 	struct cxib_cqe64 cqe;
 
-	resp_cqe_common(qp, &cqe);
+	resp_cqe_common(dev, qp, &cqe);
 	CXIB_SET(&cqe, CXIB_CQE_OPCODE, opcode);
 	CXIB_SET(&cqe, CXIB_CQE_BYTE_CNT, byte_cnt);
 	CXIB_SET(&cqe, CXIB_CQE_QPN, qp->qpn);
@@ -457,13 +457,11 @@ static void resp_err_cqe(struct cxfw_dev *dev, struct cxfw_qp *qp, uint8_t synd)
 
 	if (!qp->resp.have_wqe)
 		return;
-	resp_cqe_common(qp, &cqe);
+	resp_cqe_common(dev, qp, &cqe);
 	CXIB_SET(&cqe, CXIB_CQE_OPCODE, CXIB_CQE_OPCODE_RESP_ERR);
 	CXIB_SET(&cqe, CXIB_CQE_ERR_SYNDROME, synd);
 	CXIB_SET(&cqe, CXIB_CQE_ERR_QPN, qp->qpn);
 	CXIB_SET(&cqe, CXIB_CQE_ERR_WQE_COUNTER, qp->resp.wqe_idx);
-	if (resp_is_srq(qp))
-		CXIB_SET(&cqe, CXIB_CQE_ERR_SRQN, qp->srqn);
 	cxfw_cq_post(dev, qp->cqn_rcv, &cqe);
 	if (synd != CXIB_CQE_SYND_WR_FLUSH_ERR)
 		cxfw_stat_add(dev, &dev->stats.local_errors, 1);

@@ -242,6 +242,7 @@ static bool cxfw_req_complete(struct cxfw_dev *dev, struct cxfw_qp *qp)
 		struct cxib_cqe64 cqe;
 
 		memset(&cqe, 0, sizeof(cqe));
+		cxfw_cqe_set_index(dev, qp, &cqe, false);
 		if (w->synd) {
 			CXIB_SET(&cqe, CXIB_CQE_OPCODE, CXIB_CQE_OPCODE_REQ_ERR);
 			CXIB_SET(&cqe, CXIB_CQE_ERR_SYNDROME, w->synd);

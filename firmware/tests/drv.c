@@ -386,6 +386,7 @@ unsigned int drv_bringup(struct test_ctx *t)
 		CXIB_SET(cur.dw, CXIB_HCA_CAP_CMDIF_CHECKSUM, 0);
 		CXIB_SET(cur.dw, CXIB_HCA_CAP_DRAIN_SIGERR, 1);
 		CXIB_SET(cur.dw, CXIB_HCA_CAP_LOG_UAR_PAGE_SZ, 0);
+		CXIB_SET(cur.dw, CXIB_HCA_CAP_CQE_VERSION, drv_cqe_version);
 		st = drv_set_cap(t, &cur);
 	}
 	if (!st)
@@ -578,6 +579,8 @@ static unsigned int drv_node_port(struct drv_node *n)
 	n->guid = CXIB_GET64(ctx, CXIB_HCA_VPORT_CTX_PORT_GUID);
 	return 0;
 }
+
+unsigned int drv_cqe_version;
 
 unsigned int drv_world_init(struct test_ctx *t, struct drv_world *w, unsigned int nnodes)
 {
@@ -1048,6 +1051,7 @@ unsigned int drv_qp_create(struct drv_node *n, const struct drv_qp_init *a, stru
 	CXIB_SET(qpc, CXIB_QPC_ST, a->st);
 	CXIB_SET(qpc, CXIB_QPC_PM_STATE, CXIB_QPC_PM_STATE_MIGRATED);
 	CXIB_SET(qpc, CXIB_QPC_BLOCK_LB_MC, a->block_lb_mc);
+	CXIB_SET(qpc, CXIB_QPC_USER_INDEX, a->user_index);
 	CXIB_SET(qpc, CXIB_QPC_PD, n->pd);
 	CXIB_SET(qpc, CXIB_QPC_FRE, 1);		/* mlx5_ib: every kernel QP may fast-register */
 	CXIB_SET(qpc, CXIB_QPC_RLKY, 1);	/* and use the reserved lkey */

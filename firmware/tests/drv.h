@@ -216,7 +216,11 @@ struct drv_qp_init {
 	uint32_t qkey;			/* UD */
 	bool rre, rwe, rae;		/* RC / UC remote access */
 	bool block_lb_mc;
+	uint32_t user_index;		/* qpc user_index (CQE version 1 puts it in CQEs) */
 };
+
+/* CQE version the bring-up asks for with SET_HCA_CAP (default 0); a test sets and restores it. */
+extern unsigned int drv_cqe_version;
 
 /* Connection attributes for RST -> INIT -> RTR -> RTS. */
 struct drv_qp_conn {

@@ -61,6 +61,8 @@ struct cq_args {
 	unsigned int log_size, cqe_sz;
 	uint32_t uar, eqn;
 	bool oi, comp_en;
+	bool scqe_break;		/* scqe_break_moderation_en */
+	unsigned int period_mode, period, max_count;
 	int npas;			/* < 0: as many as needed */
 	uint64_t pas0;			/* != 0: first PAS entry instead of buf */
 };
@@ -91,6 +93,10 @@ static unsigned int create_cq(struct test_ctx *t, const struct cq_args *a, uint3
 	CXIB_SET(cqc, CXIB_CQC_CQE_SZ, a->cqe_sz);
 	CXIB_SET(cqc, CXIB_CQC_OI, a->oi);
 	CXIB_SET(cqc, CXIB_CQC_CQE_COMP_EN, a->comp_en);
+	CXIB_SET(cqc, CXIB_CQC_SCQE_BREAK_MODERATION_EN, a->scqe_break);
+	CXIB_SET(cqc, CXIB_CQC_CQ_PERIOD_MODE, a->period_mode);
+	CXIB_SET(cqc, CXIB_CQC_CQ_PERIOD, a->period);
+	CXIB_SET(cqc, CXIB_CQC_CQ_MAX_COUNT, a->max_count);
 	CXIB_SET(cqc, CXIB_CQC_LOG_CQ_SIZE, a->log_size);
 	CXIB_SET(cqc, CXIB_CQC_UAR_PAGE, a->uar);
 	CXIB_SET(cqc, CXIB_CQC_C_EQN, a->eqn);
@@ -521,6 +527,214 @@ TEST(modify_cq_moderation_and_no_resize)
 	CXIB_SET(in, CXIB_MODIFY_CQ_IN_MODIFY_FIELD_SELECT, CXIB_CQ_MODIFY_PERIOD);
 	CXIB_SET(in, CXIB_MODIFY_CQ_IN_CQN, cqn + 1);
 	CHECK_EQ(drv_run(t, in, sizeof(in), out, 16), CXIB_CMD_STAT_BAD_RES);
+}
+
+/* MODIFY_CQ of the moderation fields in @sel. */
+static unsigned int modify_mod(struct test_ctx *t, uint32_t cqn, uint32_t sel,
+			       unsigned int mode, unsigned int period, unsigned int count)
+{
+	uint8_t in[CXIB_MODIFY_CQ_IN_LEN(0)] = { 0 }, out[16];
+	__be32 *cqc = (__be32 *)(in + CXIB_MODIFY_CQ_IN_CQC_OFFSET);
+
+	cmd_hdr(in, CXIB_CMD_OP_MODIFY_CQ, CXIB_MODIFY_CQ_OP_MOD_MODIFY);
+	CXIB_SET(in, CXIB_MODIFY_CQ_IN_CQN, cqn);
+	CXIB_SET(in, CXIB_MODIFY_CQ_IN_MODIFY_FIELD_SELECT, sel);
+	CXIB_SET(cqc, CXIB_CQC_CQ_PERIOD_MODE, mode);
+	CXIB_SET(cqc, CXIB_CQC_CQ_PERIOD, period);
+	CXIB_SET(cqc, CXIB_CQC_CQ_MAX_COUNT, count);
+	return drv_run(t, in, sizeof(in), out, sizeof(out));
+}
+
+#define MOD_PC	(CXIB_CQ_MODIFY_PERIOD | CXIB_CQ_MODIFY_COUNT)
+
+#define BAD_EVENT	1000u	/* comp_events(): an EQE of another type or CQ was found */
+
+/* Number of completion EQEs for @cqn now in the EQ, BAD_EVENT if any other is there. */
+static unsigned int comp_events(struct test_ctx *t, struct cq_env *e, uint32_t cqn)
+{
+	struct cxib_eqe eqe;
+	unsigned int n = 0;
+	int type;
+
+	while ((type = next_eqe(t, e, &eqe)) >= 0) {
+		if (type != CXIB_EVENT_TYPE_COMP || eqe_field(&eqe, CXIB_EQE_COMP_CQN) != cqn)
+			return BAD_EVENT;
+		n++;
+	}
+	return n;
+}
+
+TEST(cq_moderation_count)
+{
+	uint8_t out[CXIB_QUERY_CQ_OUT_LEN];
+	const __be32 *qc = (const __be32 *)(out + CXIB_QUERY_CQ_OUT_CQC_OFFSET);
+	struct cq_env e;
+	struct cq_args a;
+	uint32_t cqn;
+	int i;
+
+	CHECK_EQ(setup(t, &e), 0);
+	a = cq_defaults(t, &e, 4);
+	CHECK_EQ(create_cq(t, &a, &cqn, NULL), 0);
+	CHECK_EQ(modify_mod(t, cqn, MOD_PC, 0, 0, 4), 0);
+	arm(t, e.uar, cqn, 0, false, 0);
+	/* 3 CQEs: armed and met but fewer than max_count, and the timer is off */
+	for (i = 0; i < 3; i++) {
+		CHECK_EQ(post(t, cqn, CXIB_CQE_OPCODE_REQ, 0, false), 0);
+		fake_advance_ms(&t->fk, 100);
+		cxfw_process(t->dev);
+		CHECK_EQ(comp_events(t, &e, cqn), 0);
+	}
+	CHECK_EQ(query_cq(t, cqn, out), 0);
+	CHECK_EQ(CXIB_GET(qc, CXIB_CQC_ST), CXIB_CQC_ST_NOTIFICATION_REQUEST_ARMED);
+	CHECK_EQ(post(t, cqn, CXIB_CQE_OPCODE_REQ, 0, false), 0);
+	CHECK_EQ(comp_events(t, &e, cqn), 1);
+	CHECK_EQ(query_cq(t, cqn, out), 0);
+	CHECK_EQ(CXIB_GET(qc, CXIB_CQC_ST), CXIB_CQC_ST_FIRED);
+	/* the count is of CQEs at indexes >= the arm's ci: 3 unpolled + 1 new */
+	set_ci(t, &a, 1);
+	arm(t, e.uar, cqn, 1, false, 1);
+	CHECK_EQ(comp_events(t, &e, cqn), 0);
+	CHECK_EQ(post(t, cqn, CXIB_CQE_OPCODE_REQ, 0, false), 0);
+	CHECK_EQ(comp_events(t, &e, cqn), 1);
+	/* an arm finding max_count CQEs already there fires at once */
+	arm(t, e.uar, cqn, 2, false, 0);
+	CHECK_EQ(comp_events(t, &e, cqn), 1);
+}
+
+TEST(cq_moderation_period_from_eqe)
+{
+	struct cq_env e;
+	struct cq_args a;
+	uint32_t cqn;
+
+	CHECK_EQ(setup(t, &e), 0);
+	a = cq_defaults(t, &e, 4);
+	a.period = 100;			/* microseconds, timer restarts at each event */
+	a.max_count = 16;
+	CHECK_EQ(create_cq(t, &a, &cqn, NULL), 0);
+	arm(t, e.uar, cqn, 0, false, 0);
+	CHECK_EQ(post(t, cqn, CXIB_CQE_OPCODE_REQ, 0, false), 0);
+	fake_advance_ns(&t->fk, 99 * 1000);
+	cxfw_process(t->dev);
+	CHECK_EQ(comp_events(t, &e, cqn), 0);
+	fake_advance_ns(&t->fk, 1000);	/* 100 us since the CQ was created */
+	cxfw_process(t->dev);
+	CHECK_EQ(comp_events(t, &e, cqn), 1);
+	cxfw_process(t->dev);
+	CHECK_EQ(comp_events(t, &e, cqn), 0);
+	/* next arm: the timer started at that event */
+	fake_advance_ns(&t->fk, 40 * 1000);
+	arm(t, e.uar, cqn, 1, false, 1);
+	CHECK_EQ(post(t, cqn, CXIB_CQE_OPCODE_REQ, 0, false), 0);
+	fake_advance_ns(&t->fk, 59 * 1000);
+	cxfw_process(t->dev);
+	CHECK_EQ(comp_events(t, &e, cqn), 0);
+	fake_advance_ns(&t->fk, 1000);
+	cxfw_process(t->dev);
+	CHECK_EQ(comp_events(t, &e, cqn), 1);
+	/* the timer ran out long ago: the next CQE of an arm fires at once */
+	fake_advance_ms(&t->fk, 1);
+	arm(t, e.uar, cqn, 2, false, 2);
+	CHECK_EQ(comp_events(t, &e, cqn), 0);
+	CHECK_EQ(post(t, cqn, CXIB_CQE_OPCODE_REQ, 0, false), 0);
+	CHECK_EQ(comp_events(t, &e, cqn), 1);
+}
+
+TEST(cq_moderation_period_from_cqe)
+{
+	uint8_t out[CXIB_QUERY_CQ_OUT_LEN];
+	const __be32 *qc = (const __be32 *)(out + CXIB_QUERY_CQ_OUT_CQC_OFFSET);
+	struct cq_env e;
+	struct cq_args a;
+	uint32_t cqn;
+
+	CHECK_EQ(setup(t, &e), 0);
+	a = cq_defaults(t, &e, 4);
+	CHECK_EQ(create_cq(t, &a, &cqn, NULL), 0);
+	CHECK_EQ(modify_mod(t, cqn, CXIB_CQ_MODIFY_PERIOD | CXIB_CQ_MODIFY_PERIOD_MODE,
+			    CXIB_CQ_PERIOD_MODE_START_FROM_CQE, 100, 0), 0);
+	CHECK_EQ(query_cq(t, cqn, out), 0);
+	CHECK_EQ(CXIB_GET(qc, CXIB_CQC_CQ_PERIOD_MODE), CXIB_CQ_PERIOD_MODE_START_FROM_CQE);
+	CHECK_EQ(CXIB_GET(qc, CXIB_CQC_CQ_PERIOD), 100);
+	CHECK_EQ(CXIB_GET(qc, CXIB_CQC_CQ_MAX_COUNT), 0);
+	arm(t, e.uar, cqn, 0, false, 0);
+	/* each CQE restarts the timer: a burst 60 us apart never lets it run out */
+	CHECK_EQ(post(t, cqn, CXIB_CQE_OPCODE_REQ, 0, false), 0);
+	fake_advance_ns(&t->fk, 60 * 1000);
+	cxfw_process(t->dev);
+	CHECK_EQ(post(t, cqn, CXIB_CQE_OPCODE_REQ, 0, false), 0);
+	fake_advance_ns(&t->fk, 60 * 1000);
+	cxfw_process(t->dev);
+	CHECK_EQ(comp_events(t, &e, cqn), 0);
+	fake_advance_ns(&t->fk, 40 * 1000);	/* 100 us after the last CQE */
+	cxfw_process(t->dev);
+	CHECK_EQ(comp_events(t, &e, cqn), 1);
+}
+
+TEST(cq_moderation_off_and_solicited)
+{
+	struct cq_env e;
+	struct cq_args a;
+	uint32_t cqn, cqn2;
+
+	CHECK_EQ(setup(t, &e), 0);
+	a = cq_defaults(t, &e, 4);
+	a.max_count = 8;
+	CHECK_EQ(create_cq(t, &a, &cqn, NULL), 0);
+	arm(t, e.uar, cqn, 0, false, 0);
+	CHECK_EQ(post(t, cqn, CXIB_CQE_OPCODE_REQ, 0, false), 0);
+	cxfw_process(t->dev);
+	CHECK_EQ(comp_events(t, &e, cqn), 0);
+	/* moderation back to 0: the met arm fires at the next worker pass ... */
+	CHECK_EQ(modify_mod(t, cqn, MOD_PC, 0, 0, 0), 0);
+	cxfw_process(t->dev);
+	CHECK_EQ(comp_events(t, &e, cqn), 1);
+	/* ... and every arm fires at its first CQE again */
+	arm(t, e.uar, cqn, 1, false, 1);
+	CHECK_EQ(post(t, cqn, CXIB_CQE_OPCODE_REQ, 0, false), 0);
+	CHECK_EQ(comp_events(t, &e, cqn), 1);
+
+	/* solicited CQEs are moderated too: an arm for solicited also waits for the count */
+	CHECK_EQ(modify_mod(t, cqn, MOD_PC, 0, 0, 2), 0);
+	arm(t, e.uar, cqn, 2, true, 2);
+	CHECK_EQ(post(t, cqn, CXIB_CQE_OPCODE_RESP_SEND, 0, true), 0);
+	cxfw_process(t->dev);
+	CHECK_EQ(comp_events(t, &e, cqn), 0);
+	CHECK_EQ(post(t, cqn, CXIB_CQE_OPCODE_RESP_SEND, 0, false), 0);
+	CHECK_EQ(comp_events(t, &e, cqn), 1);
+
+	/* ... unless scqe_break_moderation_en: an SE CQE fires the met arm at once */
+	a.dbr = dbr_addr(t, 1);
+	a.buf = cq_buf(t, 0x10000);
+	a.scqe_break = true;
+	CHECK_EQ(create_cq(t, &a, &cqn2, NULL), 0);
+	arm(t, e.uar, cqn2, 0, false, 0);
+	CHECK_EQ(post(t, cqn2, CXIB_CQE_OPCODE_RESP_SEND, 0, false), 0);
+	CHECK_EQ(comp_events(t, &e, cqn2), 0);
+	CHECK_EQ(post(t, cqn2, CXIB_CQE_OPCODE_RESP_SEND, 0, true), 0);
+	CHECK_EQ(comp_events(t, &e, cqn2), 1);
+}
+
+TEST(cq_moderation_bad_values)
+{
+	struct cq_env e;
+	struct cq_args a;
+	uint32_t cqn, synd = 0;
+
+	CHECK_EQ(setup(t, &e), 0);
+	a = cq_defaults(t, &e, 4);
+	a.period_mode = 2;		/* only START_FROM_EQE (0) and START_FROM_CQE (1) */
+	CHECK_EQ(create_cq(t, &a, &cqn, &synd), CXIB_CMD_STAT_BAD_PARAM);
+	CHECK(synd != 0);
+	a.period_mode = CXIB_CQ_PERIOD_MODE_START_FROM_CQE;
+	CHECK_EQ(create_cq(t, &a, &cqn, NULL), 0);
+	CHECK_EQ(modify_mod(t, cqn, CXIB_CQ_MODIFY_PERIOD_MODE, 3, 0, 0),
+		 CXIB_CMD_STAT_BAD_PARAM);
+	CHECK_EQ(modify_mod(t, cqn, MOD_PC | CXIB_CQ_MODIFY_EQN, 0, 5, 5),
+		 CXIB_CMD_STAT_BAD_PARAM);
+	CHECK_EQ(modify_mod(t, cqn + 1, MOD_PC, 0, 5, 5), CXIB_CMD_STAT_BAD_RES);
+	CHECK_EQ(modify_mod(t, 0, MOD_PC, 0, 5, 5), CXIB_CMD_STAT_BAD_INDEX);
 }
 
 TEST(teardown_releases_cqs)

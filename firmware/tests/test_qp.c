@@ -634,3 +634,70 @@ TEST(qp_to_err_flushes_posted_wqes_and_later_sends)
 	cxfw_get_stats(t->dev, &st);
 	CHECK_EQ(st.cqes_written, 6);
 }
+
+TEST(qp_in_err_flushes_receives_without_an_sq_doorbell)
+{
+	struct cxfw_stats st;
+	struct cxib_cqe64 cqe;
+	struct qp_mod m = { 0 };
+	struct qp_env e;
+	struct qp_args a;
+	uint32_t qpn;
+	unsigned int i;
+
+	CHECK_EQ(setup(t, &e), 0);
+	a = qp_defaults(t, &e, CXIB_QPC_ST_RC);
+	CHECK_EQ(create_qp(t, &a, &qpn), 0);
+	m.port = 1;
+	CHECK_EQ(modify_qp(t, CXIB_CMD_OP_RST2INIT_QP, qpn, &m), 0);
+	CHECK_EQ(modify_qp(t, CXIB_CMD_OP_2ERR_QP, qpn, NULL), 0);
+	cxfw_get_stats(t->dev, &st);
+	CHECK_EQ(st.cqes_written, 0);
+
+	/* a receive posted in ERR: doorbell record only, no SQ doorbell */
+	put_qp_db(t, &a, 1, 0);
+	cxfw_process(t->dev);
+	fake_advance_ns(&t->fk, CXFW_QP_ERR_POLL_NS - 1);
+	cxfw_process(t->dev);
+	cxfw_get_stats(t->dev, &st);
+	CHECK_EQ(st.cqes_written, 0);		/* read at most every CXFW_QP_ERR_POLL_NS */
+	fake_advance_ns(&t->fk, 1);
+	cxfw_process(t->dev);
+	cxfw_get_stats(t->dev, &st);
+	CHECK_EQ(st.cqes_written, 1);
+	CHECK_EQ(st.sq_doorbells, 0);
+	get_cqe(t, 0, &cqe);
+	CHECK_EQ(CXIB_GET(&cqe, CXIB_CQE_OPCODE), CXIB_CQE_OPCODE_RESP_ERR);
+	CHECK_EQ(CXIB_GET(&cqe, CXIB_CQE_ERR_SYNDROME), CXIB_CQE_SYND_WR_FLUSH_ERR);
+	CHECK_EQ(CXIB_GET(&cqe, CXIB_CQE_ERR_QPN), qpn);
+	CHECK_EQ(CXIB_GET(&cqe, CXIB_CQE_ERR_WQE_COUNTER), 0);
+
+	/* two more; a send counted in the record is left to its doorbell */
+	put_ctrl(t, qpn, 0, CXIB_WQE_OPCODE_NOP, 1, NULL);
+	put_qp_db(t, &a, 3, 1);
+	fake_advance_ns(&t->fk, CXFW_QP_ERR_POLL_NS);
+	cxfw_process(t->dev);
+	cxfw_get_stats(t->dev, &st);
+	CHECK_EQ(st.cqes_written, 3);
+	for (i = 1; i < 3; i++) {
+		get_cqe(t, i, &cqe);
+		CHECK_EQ(CXIB_GET(&cqe, CXIB_CQE_OPCODE), CXIB_CQE_OPCODE_RESP_ERR);
+		CHECK_EQ(CXIB_GET(&cqe, CXIB_CQE_ERR_WQE_COUNTER), i);
+	}
+
+	/* out of ERR nothing is polled; destroyed, it is off the list */
+	CHECK_EQ(modify_qp(t, CXIB_CMD_OP_2RST_QP, qpn, NULL), 0);
+	put_qp_db(t, &a, 2, 0);
+	fake_advance_ns(&t->fk, CXFW_QP_ERR_POLL_NS);
+	cxfw_process(t->dev);
+	cxfw_get_stats(t->dev, &st);
+	CHECK_EQ(st.cqes_written, 3);
+	CHECK_EQ(modify_qp(t, CXIB_CMD_OP_2ERR_QP, qpn, NULL), 0);
+	cxfw_get_stats(t->dev, &st);
+	CHECK_EQ(st.cqes_written, 5);		/* 2ERR flushes the two posted in RST */
+	CHECK_EQ(destroy_qp(t, qpn), 0);
+	fake_advance_ns(&t->fk, CXFW_QP_ERR_POLL_NS);
+	cxfw_process(t->dev);
+	cxfw_get_stats(t->dev, &st);
+	CHECK_EQ(st.cqes_written, 5);
+}

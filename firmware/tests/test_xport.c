@@ -2756,3 +2756,62 @@ TEST(xport_rc_2err_with_sends_in_flight_flushes_them_in_order)
 	CHECK_EQ(e.w.cable->sent[0], k);
 	CHECK_EQ(drv_poll(e.na, e.ca, &cqe), 0);
 }
+
+/*
+ * CQE version 1 (what libmlx5 asks for): every CQE of a QP - requester, responder, error,
+ * flush - carries the QP's user_index in srqn_uidx, an SRQ receive included; version 0
+ * keeps the SRQ number there (the other tests).
+ */
+TEST(xport_cqe_version_1_carries_user_indexes)
+{
+	struct drv_qp_init ia, ib;
+	struct cxib_cqe64 cqe;
+	struct drv_mr src, dst;
+	struct drv_wr wr;
+	struct drv_sge r;
+	struct env e;
+	int si, ri;
+	unsigned int st;
+
+	drv_cqe_version = CXIB_CQE_VERSION_1;
+	st = drv_world_init(t, &e.w, 2);	/* both nodes' bring-up ask for version 1 */
+	drv_cqe_version = CXIB_CQE_VERSION_0;
+	CHECK_EQ(st, 0);
+	e.na = &e.w.n[0];
+	e.nb = &e.w.n[1];
+	e.ca = e.w.cq[0];
+	e.cb = e.w.cq[1];
+	drv_qp_init_defaults(&ia, CXIB_QPC_ST_RC, e.ca);
+	drv_qp_init_defaults(&ib, CXIB_QPC_ST_RC, e.cb);
+	ia.user_index = 0x123456;
+	ib.user_index = 0xabcdef;
+	CHECK_EQ(drv_pair_init(&e.w, &ia, &ib, NULL, &e.a, &e.b), 0);
+	CHECK_EQ(drv_mr_alloc(e.na, 256, DRV_LR, &src), 0);
+	CHECK_EQ(drv_mr_alloc(e.nb, 256, DRV_LR | DRV_LW, &dst), 0);
+	mr_pattern(e.na, &src, 0, 100, 7);
+	r = sge(&dst, 0, 256);
+	ri = drv_post_recv(e.nb, &e.b, &r, 1);
+	CHECK_EQ(ri, 0);
+	wr = wr_op(CXIB_WQE_OPCODE_SEND, true);
+	wr.sg[wr.nsg++] = sge(&src, 0, 100);
+	si = drv_post_send(e.na, &e.a, &wr);
+	CHECK_EQ(si, 0);
+	PUMP(&e.w);
+	CHECK_EQ(drv_poll(e.nb, e.cb, &cqe), 1);
+	CHECK_RESP_CQE(&cqe, &e.b, CXIB_CQE_OPCODE_RESP_SEND, 100, ri);
+	CHECK_EQ(CXIB_GET(&cqe, CXIB_CQE_SRQN_UIDX), 0xabcdef);
+	CHECK(mr_has_pattern(e.nb, &dst, 0, 100, 7));
+	CHECK_EQ(drv_poll(e.na, e.ca, &cqe), 1);
+	CHECK_REQ_CQE(&cqe, &e.a, CXIB_WQE_OPCODE_SEND, si);
+	CHECK_EQ(CXIB_GET(&cqe, CXIB_CQE_SRQN_UIDX), 0x123456);
+	/* a send with a bad lkey: the error CQE carries the user index too */
+	wr = wr_op(CXIB_WQE_OPCODE_SEND, true);
+	wr.sg[wr.nsg++] = sge(&src, 0, 100);
+	wr.sg[0].lkey ^= 0xffffff00;
+	si = drv_post_send(e.na, &e.a, &wr);
+	CHECK(si >= 0);
+	PUMP(&e.w);
+	CHECK_EQ(drv_poll(e.na, e.ca, &cqe), 1);
+	CHECK_EQ(CQE_OPCODE(&cqe), CXIB_CQE_OPCODE_REQ_ERR);
+	CHECK_EQ(CXIB_GET(&cqe, CXIB_CQE_SRQN_UIDX), 0x123456);
+}

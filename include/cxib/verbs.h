@@ -188,6 +188,10 @@ enum {
 	CXIB_CQ_PERIOD_MODE_START_FROM_CQE	= 1,
 };
 
+/* Moderation limits: the widths of cq_period (microseconds) and cq_max_count; 0 = off */
+#define CXIB_CQ_MAX_PERIOD			CXIB_FIELD_GET(CXIB_CQC_CQ_PERIOD, 0xffffffffu)
+#define CXIB_CQ_MAX_COUNT			CXIB_FIELD_GET(CXIB_CQC_CQ_MAX_COUNT, 0xffffffffu)
+
 /* ---- CREATE_CQ / DESTROY_CQ / QUERY_CQ / MODIFY_CQ (0x400 - 0x403) -------------------- */
 
 #define CXIB_CREATE_CQ_IN_CQC_OFFSET		0x10

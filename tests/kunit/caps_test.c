@@ -156,8 +156,9 @@ static void prepare_set_rewrites_only_profile(struct kunit *test)
 			PAGE_SHIFT - 12);					/* uar page */
 	if (PAGE_SIZE == 4096)
 		KUNIT_EXPECT_EQ(test, ((u8 *)&set)[72] & 0x80, 0);		/* uar_4k */
+	/* cqe_version */
 	KUNIT_EXPECT_EQ(test, ((u8 *)&set)[63] & 0x0f,
-			min_t(u8, CXIB_CQE_VERSION_1, ((u8 *)&max)[63] & 0x0f));	/* cqe_version */
+			min_t(u8, CXIB_CQE_VERSION_1, ((u8 *)&max)[63] & 0x0f));
 
 	/* Everything else is the current value. */
 	expect = set;

@@ -7,8 +7,9 @@
  * reference on its ib_device.  What the verbs did in the device is read back with
  * QUERY_MKEY and QUERY_CQ, issued through the driver's fw.c (compiled into this module,
  * working on cxib.ko's device structure and command queue, which is the same code).
- * There are no QPs yet, so no CQE is ever written: the cases check creation, the contexts
- * the device holds, arming and destruction.
+ * The cases check creation, the contexts the device holds, arming and destruction, and
+ * completion event moderation (rdma_set_cq_moderation), whose CQEs come from receives
+ * posted to a QP in the error state: the device flushes each one with an error CQE.
  */
 
 #include <kunit/test.h>
@@ -201,11 +202,155 @@ static void live_cq_bad_attributes_rejected(struct kunit *test)
 		ib_destroy_cq(ibcq);
 }
 
+/* Wait until the device has written @n CQEs to the CQ (or CQ_LIVE_ARM_WAIT_MS passed). */
+static bool cq_live_wait_prod(struct cxib_dev *dev, u32 cqn, u32 n)
+{
+	struct cxib_cqc cqc;
+	unsigned int waited;
+
+	for (waited = 0; waited <= CQ_LIVE_ARM_WAIT_MS; waited += 20) {
+		if (cxib_cmd_query_cq(dev, cqn, &cqc))
+			return false;
+		if (CXIB_GET(&cqc, CXIB_CQC_PRODUCER_COUNTER) == n)
+			return true;
+		msleep(20);
+	}
+	return false;
+}
+
+/* Wait until @n completion events were delivered (or CQ_LIVE_ARM_WAIT_MS passed). */
+static int cq_live_wait_events(int n)
+{
+	unsigned int waited;
+
+	for (waited = 0; waited < CQ_LIVE_ARM_WAIT_MS &&
+	     atomic_read(&cq_live_comp_events) < n; waited += 20)
+		msleep(20);
+	return atomic_read(&cq_live_comp_events);
+}
+
+/* How long an event held back by moderation must stay away (many worker ticks). */
+#define CQ_LIVE_MOD_QUIET_MS	300
+
+/* Post @n receives (no SGE) to @qp, which is in the error state: each is flushed. */
+static int cq_live_post_recvs(struct ib_qp *qp, int n)
+{
+	struct ib_recv_wr wr = {};
+	int err = 0;
+
+	while (!err && n--)
+		err = ib_post_recv(qp, &wr, NULL);
+	return err;
+}
+
+/*
+ * rdma_set_cq_moderation (ib_device_ops.modify_cq): with max_count 4 (no timer) an armed
+ * CQ raises no event for 1..3 CQEs and one at the 4th; with a count that is never reached,
+ * the period fires it; a count that holds the event back is released by turning
+ * moderation off.
+ */
+static void live_cq_moderation(struct kunit *test)
+{
+	struct ib_qp_init_attr ia = {
+		.qp_type = IB_QPT_RC,
+		.sq_sig_type = IB_SIGNAL_REQ_WR,
+		.cap = { .max_send_wr = 1, .max_recv_wr = 16, .max_send_sge = 1,
+			 .max_recv_sge = 1 },
+	};
+	struct ib_qp_attr qi = { .qp_state = IB_QPS_INIT, .port_num = 1 };
+	struct ib_qp_attr qa = { .qp_state = IB_QPS_ERR };
+	struct cxib_dev *dev = test->priv;
+	struct ib_wc wc[4];
+	struct ib_cq *ibcq;
+	struct ib_qp *qp;
+	struct ib_pd *pd;
+	int err, polled;
+	u32 cqn;
+
+	if (!dev->caps.cq_moderation)
+		kunit_skip(test, "no cq_moderation capability in dev->caps");
+	KUNIT_EXPECT_EQ(test, dev->ibdev.attrs.cq_caps.max_cq_moderation_count,
+			CXIB_CQ_MAX_COUNT);
+	KUNIT_EXPECT_EQ(test, dev->ibdev.attrs.cq_caps.max_cq_moderation_period,
+			CXIB_CQ_MAX_PERIOD);
+	pd = ib_alloc_pd(&dev->ibdev, 0);
+	KUNIT_ASSERT_FALSE_MSG(test, IS_ERR(pd), "ib_alloc_pd: %ld", PTR_ERR(pd));
+	ibcq = cq_live_create(dev, 32, 0);
+	if (IS_ERR(ibcq)) {
+		KUNIT_FAIL(test, "ib_create_cq: %ld", PTR_ERR(ibcq));
+		goto out_pd;
+	}
+	cqn = to_cxib_cq(ibcq)->cqn;
+	ia.send_cq = ibcq;
+	ia.recv_cq = ibcq;
+	qp = ib_create_qp(pd, &ia);
+	if (IS_ERR(qp)) {
+		KUNIT_FAIL(test, "ib_create_qp: %ld", PTR_ERR(qp));
+		goto out_cq;
+	}
+	/* RESET -> ERR is not a transition (ib_modify_qp_is_ok()): go through INIT */
+	err = ib_modify_qp(qp, &qi, IB_QP_STATE | IB_QP_PKEY_INDEX | IB_QP_PORT |
+			   IB_QP_ACCESS_FLAGS);
+	if (!err)
+		err = ib_modify_qp(qp, &qa, IB_QP_STATE);
+	if (err) {
+		KUNIT_FAIL(test, "ib_modify_qp to INIT, then ERR: %d", err);
+		goto out_qp;
+	}
+
+	KUNIT_EXPECT_EQ(test, rdma_set_cq_moderation(ibcq, 1, CXIB_CQ_MAX_PERIOD + 1), -EINVAL);
+	err = rdma_set_cq_moderation(ibcq, 4, 0);
+	if (err) {
+		KUNIT_FAIL(test, "rdma_set_cq_moderation(4, 0): %d", err);
+		goto out_qp;
+	}
+	KUNIT_EXPECT_EQ(test, ib_req_notify_cq(ibcq, IB_CQ_NEXT_COMP), 0);
+	KUNIT_EXPECT_EQ(test, cq_live_post_recvs(qp, 1), 0);
+	KUNIT_EXPECT_TRUE(test, cq_live_wait_prod(dev, cqn, 1));
+	msleep(CQ_LIVE_MOD_QUIET_MS);
+	KUNIT_EXPECT_EQ(test, atomic_read(&cq_live_comp_events), 0);
+	KUNIT_EXPECT_EQ(test, cq_live_wait_state(test, dev, cqn,
+						 CXIB_CQC_ST_NOTIFICATION_REQUEST_ARMED),
+			CXIB_CQC_ST_NOTIFICATION_REQUEST_ARMED);
+	KUNIT_EXPECT_EQ(test, cq_live_post_recvs(qp, 3), 0);
+	KUNIT_EXPECT_EQ(test, cq_live_wait_events(1), 1);
+	KUNIT_EXPECT_TRUE(test, cq_live_wait_prod(dev, cqn, 4));
+	polled = ib_poll_cq(ibcq, ARRAY_SIZE(wc), wc);
+	KUNIT_EXPECT_EQ(test, polled, 4);
+	if (polled > 0)
+		KUNIT_EXPECT_EQ(test, wc[0].status, IB_WC_WR_FLUSH_ERR);
+
+	/* The count is never reached: the period (1 ms) fires the event. */
+	KUNIT_EXPECT_EQ(test, rdma_set_cq_moderation(ibcq, 16, 1000), 0);
+	KUNIT_EXPECT_EQ(test, ib_req_notify_cq(ibcq, IB_CQ_NEXT_COMP), 0);
+	KUNIT_EXPECT_EQ(test, cq_live_post_recvs(qp, 1), 0);
+	KUNIT_EXPECT_EQ(test, cq_live_wait_events(2), 2);
+	KUNIT_EXPECT_EQ(test, ib_poll_cq(ibcq, ARRAY_SIZE(wc), wc), 1);
+
+	/* Count only, never reached: held back until moderation is turned off. */
+	KUNIT_EXPECT_EQ(test, rdma_set_cq_moderation(ibcq, 16, 0), 0);
+	KUNIT_EXPECT_EQ(test, ib_req_notify_cq(ibcq, IB_CQ_NEXT_COMP), 0);
+	KUNIT_EXPECT_EQ(test, cq_live_post_recvs(qp, 1), 0);
+	KUNIT_EXPECT_TRUE(test, cq_live_wait_prod(dev, cqn, 6));
+	msleep(CQ_LIVE_MOD_QUIET_MS);
+	KUNIT_EXPECT_EQ(test, atomic_read(&cq_live_comp_events), 2);
+	KUNIT_EXPECT_EQ(test, rdma_set_cq_moderation(ibcq, 0, 0), 0);
+	KUNIT_EXPECT_EQ(test, cq_live_wait_events(3), 3);
+	KUNIT_EXPECT_EQ(test, ib_poll_cq(ibcq, ARRAY_SIZE(wc), wc), 1);
+out_qp:
+	KUNIT_EXPECT_EQ(test, ib_destroy_qp(qp), 0);
+out_cq:
+	KUNIT_EXPECT_EQ(test, ib_destroy_cq_user(ibcq, NULL), 0);
+out_pd:
+	ib_dealloc_pd(pd);
+}
+
 static struct kunit_case cxib_cq_live_cases[] = {
 	KUNIT_CASE(live_pd_gets_dma_mr),
 	KUNIT_CASE(live_cq_create_arm_destroy),
 	KUNIT_CASE(live_cq_solicited_arm),
 	KUNIT_CASE(live_cq_bad_attributes_rejected),
+	KUNIT_CASE(live_cq_moderation),
 	{}
 };
 

@@ -578,6 +578,36 @@ int cxib_req_notify_cq(struct ib_cq *ibcq, enum ib_cq_notify_flags flags)
 }
 
 /**
+ * cxib_modify_cq() - ib_device_ops.modify_cq: set the CQ's completion event moderation
+ * @ibcq: the CQ (kernel or user)
+ * @cq_count: CQEs that raise the event at the latest (0: no count trigger)
+ * @cq_period: microseconds after which the event is raised at the latest (0: no timer)
+ *
+ * MODIFY_CQ with the period and count field selects; the timer restarts at each event (the
+ * CQ keeps cq_period_mode START_FROM_EQE).  Both 0 turn moderation off.  Needs the
+ * cq_moderation capability, as in mlx5_ib; query_device reports the limits in cq_caps.
+ * Sleeps.
+ *
+ * Return: 0, -EOPNOTSUPP without the capability, -EINVAL for a period or count beyond the
+ * field widths, or the command's errno.
+ */
+int cxib_modify_cq(struct ib_cq *ibcq, u16 cq_count, u16 cq_period)
+{
+	struct cxib_dev *dev = to_cxib_dev(ibcq->device);
+	struct cxib_cq *cq = to_cxib_cq(ibcq);
+	struct cxib_cqc cqc = {};
+
+	if (!dev->caps.cq_moderation)
+		return -EOPNOTSUPP;
+	if (cq_period > CXIB_CQ_MAX_PERIOD || cq_count > CXIB_CQ_MAX_COUNT)
+		return -EINVAL;
+	CXIB_SET(&cqc, CXIB_CQC_CQ_PERIOD, cq_period);
+	CXIB_SET(&cqc, CXIB_CQC_CQ_MAX_COUNT, cq_count);
+	return cxib_cmd_modify_cq(dev, cq->cqn, CXIB_CQ_MODIFY_PERIOD | CXIB_CQ_MODIFY_COUNT,
+				  &cqc);
+}
+
+/**
  * cxib_create_cq() - ib_device_ops.create_cq: a CQ for a kernel consumer
  * @ibcq: the CQ, allocated by the RDMA core
  * @attr: number of CQEs wanted, completion vector, flags

@@ -203,6 +203,7 @@ struct cxib_caps {
 	bool xrc;
 	bool atomic;
 	bool bf;
+	bool cq_moderation;
 	u8 log_max_qp;
 	u8 log_max_qp_sz;
 	u8 log_max_srq;
@@ -1079,6 +1080,7 @@ int cxib_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 int cxib_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata);
 int cxib_poll_cq(struct ib_cq *ibcq, int num_entries, struct ib_wc *wc);
 int cxib_req_notify_cq(struct ib_cq *ibcq, enum ib_cq_notify_flags flags);
+int cxib_modify_cq(struct ib_cq *ibcq, u16 cq_count, u16 cq_period);
 void cxib_cq_comp_event(struct cxib_dev *dev, u32 cqn);
 void cxib_cq_error_event(struct cxib_dev *dev, u32 cqn, u8 syndrome);
 void cxib_cq_clean_locked(struct cxib_cq *cq, u32 qpn, struct cxib_srq *srq);

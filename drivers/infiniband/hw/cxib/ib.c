@@ -86,6 +86,10 @@ static int cxib_query_device(struct ib_device *ibdev, struct ib_device_attr *pro
 	props->local_ca_ack_delay = caps->local_ca_ack_delay;
 	props->atomic_cap = IB_ATOMIC_NONE;
 	props->masked_atomic_cap = IB_ATOMIC_NONE;
+	if (caps->cq_moderation) {
+		props->cq_caps.max_cq_moderation_count = CXIB_CQ_MAX_COUNT;
+		props->cq_caps.max_cq_moderation_period = CXIB_CQ_MAX_PERIOD;
+	}
 	cxib_qp_caps(dev, props);
 	return 0;
 }
@@ -359,6 +363,7 @@ static const struct ib_device_ops cxib_dev_ops = {
 	.query_srq = cxib_query_srq,
 	.reg_user_mr = cxib_reg_user_mr,
 	.req_notify_cq = cxib_req_notify_cq,
+	.modify_cq = cxib_modify_cq,
 
 	INIT_RDMA_OBJ_SIZE(ib_ah, cxib_ah, ibah),
 	INIT_RDMA_OBJ_SIZE(ib_cq, cxib_cq, ibcq),
