@@ -64,3 +64,18 @@ clean-kverbs:
 	rm -rf $(KVERBS_DIR)
 
 clean: clean-kverbs
+
+# uabuse (tests/e2e/uabuse): a static userspace program that sends hand-made mlx5 driver data
+# through the uverbs write() ABI; built on the host (kernel uapi headers and libc only) and
+# taken to the guests by cxlab like kverbs.ko, for the uverbs_abuse scenario.
+UABUSE_SRC := $(TOP)/tests/e2e/uabuse/uabuse.c
+UABUSE_BIN := $(TOP)/build/uabuse/uabuse
+
+$(UABUSE_BIN): $(UABUSE_SRC)
+	@mkdir -p $(@D)
+	@$(CC) -std=gnu11 -O2 -Wall -Wextra -Werror -static -o $@ $<
+
+uabuse: $(UABUSE_BIN)
+kmod-path: $(UABUSE_BIN)
+check-build: uabuse
+.PHONY: uabuse

@@ -233,8 +233,14 @@ int cxib_udb_map(struct cxib_ucontext *uctx, u64 db_addr, struct cxib_udb_page *
 		goto out;
 	}
 	p->user_page = user_page;
-	/* The device only reads doorbell records; libmlx5 writes them. */
-	p->umem = ib_umem_get(uctx->ibucontext.device, user_page, PAGE_SIZE, 0);
+	/*
+	 * The device only reads doorbell records (libmlx5 writes them), but the page is
+	 * pinned writable: a read-only pin is taken with FOLL_FORCE by 6.1's ib_umem_get(),
+	 * which would accept a PROT_NONE page; a doorbell must be memory the process can
+	 * write, on every kernel.
+	 */
+	p->umem = ib_umem_get(uctx->ibucontext.device, user_page, PAGE_SIZE,
+			      IB_ACCESS_LOCAL_WRITE);
 	if (IS_ERR(p->umem)) {
 		err = PTR_ERR(p->umem);
 		kfree(p);
