@@ -58,7 +58,7 @@
 #define CXFW_LOG_MAX_CQ_SZ	22
 #define CXFW_MAX_QPS		(1u << 18)		/* cap log_max_qp (max) */
 #define CXFW_QP_DB_RING		256			/* pending SQ doorbells */
-#define CXFW_QP_ERR_POLL_MAX	64	/* QPs in ERR whose RQ doorbell record the worker reads */
+#define CXFW_QP_ERR_POLL_MAX	4096	/* QPs in ERR whose RQ doorbell record the worker reads */
 #define CXFW_QP_ERR_POLL_BUDGET	8	/* ... at most this many per cxfw_process() pass ... */
 #define CXFW_QP_ERR_POLL_NS	CXFW_NS_PER_MS	/* ... each at most this often */
 #define CXFW_LOG_MAX_SRQ	12			/* SRQNs 1 .. 4095 */

@@ -353,8 +353,6 @@ static int cxib_cq_qp_complete(struct cxib_cq *cq, const void *cqe, struct ib_wc
 	if (!qp)
 		return -ENOENT;
 	wc->qp = &qp->ibqp;
-	if (err)
-		WRITE_ONCE(qp->hw_err, true);	/* an error CQE: the QP is in ERR */
 	if (cxib_cqe_is_send(cqe))
 		return cxib_sq_complete(&qp->sq, counter, err, wc);
 

@@ -736,8 +736,6 @@ struct cxib_rq {
  * @pkey_index: the P_Key index from the last modify that named one (both travel in every
  *	address path the driver sends, as a path replaces the whole primary path)
  * @sq_sig_all: every send WR is signaled (IB_SIGNAL_ALL_WR)
- * @hw_err: the CQ poller saw an error CQE of the QP: the device moved it to ERR on its own
- *	(cleared by the next successful modify to a state other than ERR)
  * @buf: the work queue buffer: the RQ at offset 0, then the SQ (PAS list: RQ first)
  * @dbr: doorbell record: dword 0 receive counter, dword 1 send counter
  * @sq: the send queue
@@ -766,7 +764,6 @@ struct cxib_qp {
 	u8 port;
 	u16 pkey_index;
 	bool sq_sig_all;
-	bool hw_err;
 	struct cxib_frag_buf buf;
 	struct cxib_dbr dbr;
 	struct cxib_sq sq;

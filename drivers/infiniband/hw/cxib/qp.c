@@ -899,8 +899,6 @@ int cxib_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 	if (mask & IB_QP_PKEY_INDEX)
 		qp->pkey_index = attr->pkey_index;
 	WRITE_ONCE(qp->state, new);
-	if (new != IB_QPS_ERR)
-		WRITE_ONCE(qp->hw_err, false);
 	/* libmlx5 resets a user QP's counters and cleans its (user) CQs itself. */
 	if (new == IB_QPS_RESET && !qp->uq)
 		cxib_qp_reset_wqs(qp);

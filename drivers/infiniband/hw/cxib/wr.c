@@ -430,24 +430,6 @@ static void cxib_sq_doorbell(struct cxib_dev *dev, struct cxib_qp *qp, const voi
 	spin_unlock_irqrestore(&dev->bf_lock, flags);
 }
 
-/*
- * The device flushes the WQEs of a QP in ERR when it enters ERR and at every SQ doorbell
- * after; receives have no doorbell of their own.  So after posting receives to a QP in ERR
- * (moved there by the driver, as ib_drain_rq() does, or by the device, as its error CQEs
- * told), ring the SQ doorbell with the unchanged producer counter.
- */
-static void cxib_sq_kick(struct cxib_dev *dev, struct cxib_qp *qp)
-{
-	__be32 db[CXIB_SQ_DB_SIZE / sizeof(__be32)] = {};
-	unsigned long flags;
-
-	spin_lock_irqsave(&qp->sq.lock, flags);
-	CXIB_SET(db, CXIB_SQ_DB_WQE_INDEX, qp->sq.head);
-	CXIB_SET(db, CXIB_SQ_DB_QPN, qp->qpn);
-	cxib_sq_doorbell(dev, qp, db, sizeof(db));
-	spin_unlock_irqrestore(&qp->sq.lock, flags);
-}
-
 /**
  * cxib_post_send() - ib_device_ops.post_send
  * @ibqp: the QP
@@ -604,9 +586,11 @@ int cxib_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
 			cpu_to_be32(CXIB_FIELD_PREP(CXIB_QP_DB_RCV_COUNTER, rq->head));
 	}
 	spin_unlock_irqrestore(&rq->lock, flags);
+	/*
+	 * Receives have no doorbell: the device reads the record's counter, also for a QP in
+	 * ERR, whose new receives it flushes by itself.  A dead device completes nothing.
+	 */
 	if (nreq && cxib_dev_dead(dev))
 		cxib_cq_kick(qp->recv_cq);
-	else if (nreq && (READ_ONCE(qp->state) == IB_QPS_ERR || READ_ONCE(qp->hw_err)))
-		cxib_sq_kick(dev, qp);
 	return err;
 }
