@@ -7,9 +7,10 @@
  * firmware UAR per two requested bfregs and offers UAR i of the context at the mmap offsets
  * libmlx5 computes: command << 8 | i, for the commands REGULAR (0), WC (2) and NC (3).
  * Each offset is an rdma_user_mmap_entry, so the RDMA core finds it, counts the mappings
- * of it, and revokes them when the device goes away.  The context reports no BlueFlame
- * registers (bf_reg_size 0), so libmlx5 rings every doorbell with a plain 8-byte write;
- * REGULAR and NC pages are mapped uncached, WC pages write-combining.
+ * of it, and revokes them when the device goes away.  When the device has BlueFlame the
+ * context reports its register size (bf_reg_size), and libmlx5 copies a single small WQE
+ * into the register of its QP's bfreg (uverbs.c) instead of the 8-byte doorbell; REGULAR
+ * and NC pages are mapped uncached, WC pages write-combining.
  *
  * DEVX (raw firmware commands from user space) and dynamically allocated UARs are not
  * supported; libmlx5 falls back to a context without them.
@@ -185,7 +186,7 @@ int cxib_alloc_ucontext(struct ib_ucontext *ibuctx, struct ib_udata *udata)
 	}
 
 	resp.qp_tab_size = 1u << caps->log_max_qp;
-	resp.bf_reg_size = 0;
+	resp.bf_reg_size = caps->bf ? BIT(caps->log_bf_reg_size) : 0;
 	resp.tot_bfregs = total;
 	resp.cache_line_size = cache_line_size();
 	resp.max_sq_desc_sz = caps->max_wqe_sz_sq;

@@ -45,10 +45,12 @@
 #define CXIB_UIDX_MASK		0xffffff
 /*
  * The bfreg (BlueFlame register slot, in libmlx5's numbering of four per UAR) every user QP
- * rings: slot 0, the first register of the context's UAR 0, which libmlx5 uses without a
- * lock and without BlueFlame.  The QP context names UAR 0 of the context to match.
+ * rings, both in the context's UAR 0 (which the QP context names): slot 1, the second
+ * register (UAR + 0x800 + bf_reg_size), which libmlx5 uses for BlueFlame copies under its
+ * lock, when the device has BlueFlame; else slot 0, which libmlx5 never uses for BlueFlame.
  */
-#define CXIB_UQP_BFREG		0
+#define CXIB_UQP_BFREG_BF	1
+#define CXIB_UQP_BFREG_DB	0
 
 /* Copy a request of at least @min_len bytes; bytes beyond what cxib knows must be zero. */
 static int cxib_udata_get(struct ib_udata *udata, void *req, size_t len, size_t min_len)
@@ -352,7 +354,7 @@ int cxib_uqp_init(struct cxib_qp *qp, struct ib_qp_init_attr *attr, struct ib_ud
 	if (!uq)
 		return -ENOMEM;
 	uq->uctx = uctx;
-	uq->uar = uctx->uars[0];	/* the UAR of bfreg CXIB_UQP_BFREG */
+	uq->uar = uctx->uars[0];	/* the UAR of both bfregs cxib hands out */
 	uq->uidx = uidx;
 	err = cxib_uq_pin(dev, uq, ucmd.buf_addr, bytes, ucmd.db_addr);
 	if (err) {
@@ -413,9 +415,10 @@ void cxib_uqp_fill_qpc(const struct cxib_qp *qp, struct cxib_qpc *qpc)
  */
 int cxib_uqp_respond(struct cxib_qp *qp, struct ib_udata *udata)
 {
+	struct cxib_dev *dev = to_cxib_dev(qp->ibqp.device);
 	struct mlx5_ib_create_qp_resp resp = {};
 
-	resp.bfreg_index = CXIB_UQP_BFREG;
+	resp.bfreg_index = dev->caps.bf ? CXIB_UQP_BFREG_BF : CXIB_UQP_BFREG_DB;
 	return cxib_udata_put(udata, &resp, sizeof(resp));
 }
 
