@@ -2,9 +2,8 @@
 # shellcheck shell=bash disable=SC2317
 #
 # tests/e2e/lib.sh: common setup of the two-node userspace verbs scenarios (pingpong.sh,
-# perftest.sh, uverbs_neg.sh).  The lab ships only the scenario script to the guests, so
-# each scenario carries a copy of this file's functions (see --sync at the end); the
-# scenario runs in $CXLAB_RESULTS.
+# perftest.sh, uverbs_neg.sh), which source it from /cxlab/e2e/lib.sh (scripts/cxlab puts
+# it on the share); the scenario runs in $CXLAB_RESULTS.
 #
 # Host switches (scripts/cxlab passes E2E_* variables on):
 #   E2E_DEVICE=rxe      Soft-RoCE instead of cxib: rdma_rxe, rxe0 on the interface that
@@ -276,29 +275,3 @@ e2e_verdict_both() {
 	e2e_result "$c" FAIL "$why" "$secs"
 	return 1
 }
-# --- end of the part the scenarios carry ---
-
-# The lab copies only the scenario script to the guests, so pingpong.sh, perftest.sh and
-# uverbs_neg.sh each carry a copy of the part above, between "# --- begin: copy of
-# tests/e2e/lib.sh" and "# --- end: copy of tests/e2e/lib.sh ---".
-#   bash tests/e2e/lib.sh --sync    refresh those copies after editing this file
-#   bash tests/e2e/lib.sh --check   exit 1 if a copy differs from this file
-if [ "${BASH_SOURCE[0]}" = "$0" ]; then
-	here=$(dirname "$(readlink -f "$0")")
-	part=$(awk '/^# --- end of the part the scenarios carry ---$/ { exit }
-		in_part { print } /^$/ { in_part = 1 }' "$0")
-	rc=0
-	for f in "$here"/pingpong.sh "$here"/perftest.sh "$here"/uverbs_neg.sh; do
-		new=$(PART=$part awk '
-			/^# --- begin: copy of tests\/e2e\/lib.sh/ { print; print ENVIRON["PART"]; skip = 1; next }
-			/^# --- end: copy of tests\/e2e\/lib.sh ---$/ { skip = 0 }
-			!skip' "$f")
-		if [ "$new" != "$(cat "$f")" ]; then
-			case ${1:-} in
-			--sync) printf '%s\n' "$new" >"$f" && echo "lib.sh: refreshed ${f##*/}" ;;
-			*) echo "lib.sh: ${f##*/} carries an old copy (bash tests/e2e/lib.sh --sync)"; rc=1 ;;
-			esac
-		fi
-	done
-	exit $rc
-fi
