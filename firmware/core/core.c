@@ -24,7 +24,7 @@
  *  - eq.c     event queues: EQE writing, ownership, EQ doorbells, MSI-X.
  *  - port.c   port state (cable, auto-activation, LID), port events, ACCESS_REG registers,
  *             HCA-vport queries.
- *  - sma.c    MAD_IFC: the subnet management agent's SubnGet attributes.
+ *  - sma.c    MAD_IFC: the subnet management agent (SubnGet/SubnSet, M_Key, traps).
  *  - core.c   create/destroy/reset, process, port link and receive, inject_fatal, stats.
  *
  * Locking: dev->lock (a pthread mutex) protects all mutable state.  It is held only for
@@ -249,6 +249,7 @@ void cxfw_process(struct cxfw_dev *dev)
 	now = cxfw_now(dev);
 	cxfw_req_process(dev, now);
 	cxfw_resp_process(dev, now);
+	cxfw_sma_process(dev, now);
 	cxfw_wire_process(dev);
 	cxfw_cq_process(dev);
 	cxfw_port_process(dev);
@@ -387,6 +388,11 @@ static const struct {
 	CXFW_STAT(remote_access_errors),
 	CXFW_STAT(local_errors),
 	CXFW_STAT(mcast_pkts_received),
+	CXFW_STAT(mkey_violations),
+	CXFW_STAT(traps_sent),
+	CXFW_STAT(traps_repressed),
+	CXFW_STAT(traps_dropped),
+	CXFW_STAT(port_state_drops),
 };
 #undef CXFW_STAT
 

@@ -150,6 +150,9 @@ struct cxfw_stats {
 	uint64_t remote_access_errors;	/* responder: rkey / bounds / access NAKs */
 	uint64_t local_errors;		/* error CQEs for local problems (lkey, length, ...) */
 	uint64_t mcast_pkts_received;	/* multicast copies delivered to QPs */
+	uint64_t mkey_violations;	/* SMPs refused for a wrong M_Key */
+	uint64_t traps_sent, traps_repressed, traps_dropped;	/* SMA traps to the SM */
+	uint64_t port_state_drops;	/* packets the logical port state kept off the wire */
 };
 void cxfw_get_stats(struct cxfw_dev *dev, struct cxfw_stats *st);
 

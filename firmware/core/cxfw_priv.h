@@ -44,7 +44,7 @@
 #define CXFW_NUM_UAR_PAGES	(CXIB_BAR0_SIZE >> CXIB_ADAPTER_PAGE_SHIFT)
 #define CXFW_PKEY_TABLE_LEN	128
 #define CXFW_GID_TABLE_LEN	8
-#define CXFW_PORT_EVENTS	16			/* pending port change events */
+#define CXFW_PORT_EVENTS	32			/* pending port change events */
 #define CXFW_LOG_MAX_PD		16			/* PD numbers 1 .. 65535 */
 #define CXFW_MAX_PDS		(1u << CXFW_LOG_MAX_PD)
 #define CXFW_LOG_MAX_MKEY	16			/* mkey indexes 2 .. 65535 */
@@ -261,7 +261,22 @@ struct cxfw_sg {
 	uint32_t len;
 };
 
-/* One port as its SMA and the vport queries see it. */
+/* VLArbitrationTable entries per table (PortInfo VLArbitrationHigh/LowCap). */
+#define CXFW_VL_ARB_CAP		8
+#define CXFW_PORT_TRAPS		4	/* traps waiting for the SM's TrapRepress, per port */
+
+/* A trap (Notice) the SMA sends to the master SM until it is repressed (sma.c). */
+struct cxfw_trap {
+	uint64_t tid;
+	uint64_t next_ns;		/* next (re)send */
+	unsigned int sends;		/* sends so far; 0: not yet sent */
+	uint8_t notice[CXIB_SMP_DATA_SIZE];
+};
+
+/*
+ * One port as its SMA and the vport queries see it.  Everything a SubnSet(PortInfo) writes
+ * is kept here and echoed by every later SubnGet (sma.c), so the SM finds what it wrote.
+ */
 struct cxfw_port {
 	uint8_t state;			/* IB PortState */
 	uint8_t phys_state;		/* IB PortPhysicalState */
@@ -270,8 +285,25 @@ struct cxfw_port {
 	uint8_t neighbor_mtu, op_vls;
 	uint32_t cap_mask;		/* PortInfo.CapabilityMask (PCAP writes it) */
 	uint64_t gid_prefix;
-	uint16_t qkey_violations, pkey_violations;
+	uint16_t qkey_violations, pkey_violations, mkey_violations;
 	uint16_t pkeys[CXFW_PKEY_TABLE_LEN];
+	uint64_t guids[CXFW_GID_TABLE_LEN];	/* GUIDInfo; [0] is the port GUID, read-only */
+	/* M_Key protection (IBTA vol 1 14.2.4) */
+	uint64_t mkey;
+	uint16_t mkey_lease_period;	/* seconds; 0: the lease never expires */
+	uint8_t mkey_protect;
+	uint64_t mkey_lease_end_ns;	/* protection drops at this time; 0: lease not running */
+	/* written by the SM, echoed, otherwise without effect on a CA */
+	uint8_t link_down_default, width_enabled, speed_enabled;
+	uint8_t phy_err_thresh, overrun_thresh;
+	uint8_t vl_high_limit, hoq_life, vl_stall_count;
+	uint8_t sl2vl[CXIB_SMP_SL_TO_VL_ENTRIES];
+	uint8_t vl_arb[2][CXFW_VL_ARB_CAP][2];	/* [low, high][entry][VL, weight] */
+	uint64_t retrain_ns;		/* SubnSet PortState Down: link retrains at this time */
+	/* traps waiting for TrapRepress (sma.c) */
+	struct cxfw_trap traps[CXFW_PORT_TRAPS];
+	unsigned int ntraps;
+	bool notice_toggle;
 };
 
 /* A pending port change event. */
@@ -355,6 +387,7 @@ struct cxfw_dev {
 	struct cxfw_port ports[CXFW_MAX_PORTS];
 	struct cxfw_port_event port_events[CXFW_PORT_EVENTS];
 	unsigned int port_ev_head, port_ev_count;
+	uint64_t trap_tid;		/* transaction ID of the last trap the SMA sent */
 };
 
 /* One command being executed (cmd.c builds it, the handlers read and fill it). */
@@ -498,6 +531,9 @@ void cxfw_q_counters_release(struct cxfw_dev *dev);			/* lock held */
 /* port.c */
 void cxfw_ports_init(struct cxfw_dev *dev);				/* lock held */
 bool cxfw_port_link_locked(struct cxfw_dev *dev, unsigned int port, bool up);	/* lock held */
+bool cxfw_port_event_locked(struct cxfw_dev *dev, unsigned int port, uint8_t subtype);
+void cxfw_port_set_state_locked(struct cxfw_dev *dev, unsigned int port, uint8_t state);
+void cxfw_port_retrain_locked(struct cxfw_dev *dev, unsigned int port, uint64_t now);
 void cxfw_port_process(struct cxfw_dev *dev);
 uint8_t cxfw_cmd_access_reg(struct cxfw_dev *dev, struct cxfw_cmd *cmd);
 uint8_t cxfw_cmd_query_hca_vport_context(struct cxfw_dev *dev, struct cxfw_cmd *cmd);
@@ -508,6 +544,14 @@ uint64_t cxfw_port_guid(const struct cxfw_dev *dev, unsigned int port);
 
 /* sma.c */
 uint8_t cxfw_cmd_mad_ifc(struct cxfw_dev *dev, struct cxfw_cmd *cmd);
+void cxfw_sma_process(struct cxfw_dev *dev, uint64_t now);
+void cxfw_sma_port_init(struct cxfw_dev *dev, unsigned int port);		/* lock held */
+/* Queue a trap to the master SM (sent by cxfw_sma_process()); lock held. */
+void cxfw_sma_trap_locked(struct cxfw_dev *dev, unsigned int port, uint16_t trap_num,
+			  const uint8_t notice[CXIB_SMP_DATA_SIZE]);
+void cxfw_sma_trap_key_locked(struct cxfw_dev *dev, unsigned int port, uint16_t trap_num,
+			      const struct cxfw_pkt *p, uint32_t key);
+void cxfw_sma_cap_mask_changed_locked(struct cxfw_dev *dev, unsigned int port);
 
 /* Nanoseconds from @since to @now, 0 if the clock has not moved forward. */
 static inline uint64_t cxfw_elapsed_ns(uint64_t now, uint64_t since)

@@ -4,11 +4,12 @@
  * HCA-vport queries (PRM sections 5.8, 5.9).
  *
  * Port state follows the cable (cxfw_port_link): link down -> PortState DOWN, PhysState
- * POLLING; link up -> PhysState LINK_UP and, with cfg.auto_activate (default), PortState
- * ACTIVE with LID dev->auto_lid (cfg.lid, or 1 + serial), as if a subnet manager had
- * configured it; without auto_activate the port waits in INIT with LID 0 for an SM.  While
- * the HCA is initialized each change queues a PORT_CHANGE EQE (sub type ACTIVE or DOWN) that
- * the worker posts to the EQ subscribed to event 0x09.
+ * POLLING; link up -> PhysState LINK_UP and PortState INIT, where the port waits for a
+ * subnet manager to configure it and move it through ARMED to ACTIVE with SubnSet(PortInfo)
+ * (sma.c).  With cfg.auto_activate the port instead goes straight to ACTIVE with LID
+ * dev->auto_lid (cfg.lid, or 1 + serial), as if an SM had configured it.  While the HCA is
+ * initialized each change queues a PORT_CHANGE EQE (DOWN, ACTIVE; the SMA adds LID, PKEY,
+ * GUID and CLIENT_REREG) that the worker posts to the EQ subscribed to event 0x09.
  *
  * Link properties reported everywhere: 4X QDR (40 Gb/s), MTU 4096, VL0-7.
  */
@@ -16,7 +17,9 @@
 
 #include "cxfw_priv.h"
 
-#define CXFW_PORT_CAP_DEFAULT	(CXIB_PORT_CAP_CLIENT_REG | CXIB_PORT_CAP_SYS_IMAGE_GUID)
+#define CXFW_PORT_CAP_DEFAULT	(CXIB_PORT_CAP_CLIENT_REG | CXIB_PORT_CAP_SYS_IMAGE_GUID | \
+				 CXIB_PORT_CAP_TRAP)
+#define CXFW_RETRAIN_NS		20000000ull	/* a downed link trains again after 20 ms */
 #define CXFW_SUBNET_TIMEOUT	18		/* 4.096 us << 18 = 1.07 s, opensm's default */
 #define CXFW_MTU_BYTES		4096
 #define CXFW_PORT_CAP_WRITABLE	0xffffffffu	/* PCAP may set any CapabilityMask bit */
@@ -26,25 +29,91 @@ uint64_t cxfw_port_guid(const struct cxfw_dev *dev, unsigned int port)
 	return dev->node_guid + (port - 1);
 }
 
-/* Apply the cable state to the logical port; lock held.  Returns the event sub type or 0. */
-static uint8_t cxfw_port_apply_link(struct cxfw_dev *dev, unsigned int port, bool up)
+/*
+ * Queue a port change EQE for @port; lock held.  Nobody listens before INIT_HCA (the
+ * driver reads the state when it comes), so events are dropped until then.  An event
+ * already pending for the port is not queued twice.  Returns true if one was queued.
+ */
+bool cxfw_port_event_locked(struct cxfw_dev *dev, unsigned int port, uint8_t subtype)
+{
+	struct cxfw_port_event *ev;
+	unsigned int i;
+
+	if (!subtype || dev->hca_state != CXFW_HCA_INITIALIZED)
+		return false;
+	for (i = 0; i < dev->port_ev_count; i++) {
+		ev = &dev->port_events[(dev->port_ev_head + i) % CXFW_PORT_EVENTS];
+		if (ev->port == port && ev->subtype == subtype)
+			return false;
+	}
+	if (dev->port_ev_count == CXFW_PORT_EVENTS) {
+		/* drop the oldest: the newest says where the port is now */
+		dev->port_ev_head = (dev->port_ev_head + 1) % CXFW_PORT_EVENTS;
+		dev->port_ev_count--;
+	}
+	ev = &dev->port_events[(dev->port_ev_head + dev->port_ev_count) % CXFW_PORT_EVENTS];
+	ev->port = (uint8_t)port;
+	ev->subtype = subtype;
+	dev->port_ev_count++;
+	return true;
+}
+
+/*
+ * Move the logical port to @state and queue the event the driver needs: ACTIVE on entering
+ * Active, DOWN on leaving it (the core then sees PORT_ACTIVE / PORT_ERR).  Lock held.
+ */
+void cxfw_port_set_state_locked(struct cxfw_dev *dev, unsigned int port, uint8_t state)
 {
 	struct cxfw_port *p = &dev->ports[port - 1];
 	uint8_t was = p->state;
 
-	if (!up) {
-		p->state = CXIB_PORT_STATE_DOWN;
+	p->state = state;
+	if (state == CXIB_PORT_STATE_DOWN)
 		p->phys_state = CXIB_PORT_PHYS_STATE_POLLING;
-		return was != CXIB_PORT_STATE_DOWN ? CXIB_PORT_CHANGE_SUBTYPE_DOWN : 0;
+	if (state == was)
+		return;
+	if (state == CXIB_PORT_STATE_ACTIVE)
+		cxfw_port_event_locked(dev, port, CXIB_PORT_CHANGE_SUBTYPE_ACTIVE);
+	else if (was == CXIB_PORT_STATE_ACTIVE || state == CXIB_PORT_STATE_DOWN)
+		cxfw_port_event_locked(dev, port, CXIB_PORT_CHANGE_SUBTYPE_DOWN);
+}
+
+/*
+ * Apply the cable state to the logical port; lock held.  A link that comes up trains to
+ * LinkUp / Init and waits for the SM, or, with cfg.auto_activate, goes on to Active with
+ * the model's own LID.  What the SM wrote (LID, SM LID, MTU, VLs, ...) survives a link
+ * bounce, so a retrained link needs no new configuration (IBTA vol 1 14.2.5.6).
+ */
+static void cxfw_port_apply_link(struct cxfw_dev *dev, unsigned int port, bool up)
+{
+	struct cxfw_port *p = &dev->ports[port - 1];
+
+	p->retrain_ns = 0;
+	if (!up) {
+		cxfw_port_set_state_locked(dev, port, CXIB_PORT_STATE_DOWN);
+		return;
 	}
 	p->phys_state = CXIB_PORT_PHYS_STATE_LINK_UP;
 	if (!dev->cfg.auto_activate) {
-		p->state = CXIB_PORT_STATE_INIT;
-		return 0;
+		cxfw_port_set_state_locked(dev, port, CXIB_PORT_STATE_INIT);
+		return;
 	}
-	p->state = CXIB_PORT_STATE_ACTIVE;
 	p->lid = dev->auto_lid;
-	return was != CXIB_PORT_STATE_ACTIVE ? CXIB_PORT_CHANGE_SUBTYPE_ACTIVE : 0;
+	cxfw_port_set_state_locked(dev, port, CXIB_PORT_STATE_ACTIVE);
+}
+
+/*
+ * SubnSet(PortInfo) PortState Down or PortPhysicalState Polling: the link goes down and
+ * trains again (LinkDownDefaultState Polling) after CXFW_RETRAIN_NS; lock held.
+ */
+void cxfw_port_retrain_locked(struct cxfw_dev *dev, unsigned int port, uint64_t now)
+{
+	struct cxfw_port *p = &dev->ports[port - 1];
+
+	cxfw_port_set_state_locked(dev, port, CXIB_PORT_STATE_DOWN);
+	p->retrain_ns = now + CXFW_RETRAIN_NS;
+	if (!p->retrain_ns)
+		p->retrain_ns = 1;
 }
 
 void cxfw_ports_init(struct cxfw_dev *dev)
@@ -58,34 +127,25 @@ void cxfw_ports_init(struct cxfw_dev *dev)
 		struct cxfw_port *p = &dev->ports[i - 1];
 
 		p->state = CXIB_PORT_STATE_DOWN;
+		p->phys_state = CXIB_PORT_PHYS_STATE_POLLING;
 		p->cap_mask = CXFW_PORT_CAP_DEFAULT;
 		p->gid_prefix = CXFW_DEFAULT_GID_PREFIX;
 		p->subnet_timeout = CXFW_SUBNET_TIMEOUT;
 		p->neighbor_mtu = CXIB_IB_MTU_4096;
 		p->op_vls = CXIB_IB_VL_CAP_VL0_7;
 		p->pkeys[0] = CXIB_PKEY_DEFAULT;
+		p->guids[0] = cxfw_port_guid(dev, i);
+		cxfw_sma_port_init(dev, i);
 		cxfw_port_apply_link(dev, i, dev->stats.link_up[i - 1]);
 	}
 }
 
 bool cxfw_port_link_locked(struct cxfw_dev *dev, unsigned int port, bool up)
 {
-	uint8_t sub = cxfw_port_apply_link(dev, port, up);
-	struct cxfw_port_event *ev;
+	unsigned int before = dev->port_ev_count;
 
-	/* nobody listens before INIT_HCA; the driver reads the state when it comes */
-	if (!sub || dev->hca_state != CXFW_HCA_INITIALIZED)
-		return false;
-	if (dev->port_ev_count == CXFW_PORT_EVENTS) {
-		/* drop the oldest: the newest says where the port is now */
-		dev->port_ev_head = (dev->port_ev_head + 1) % CXFW_PORT_EVENTS;
-		dev->port_ev_count--;
-	}
-	ev = &dev->port_events[(dev->port_ev_head + dev->port_ev_count) % CXFW_PORT_EVENTS];
-	ev->port = (uint8_t)port;
-	ev->subtype = sub;
-	dev->port_ev_count++;
-	return true;
+	cxfw_port_apply_link(dev, port, up);
+	return dev->port_ev_count != before;
 }
 
 void cxfw_port_process(struct cxfw_dev *dev)
@@ -171,9 +231,14 @@ static uint8_t cxfw_reg_access(struct cxfw_dev *dev, struct cxfw_cmd *cmd, uint3
 		CXIB_SET(out, CXIB_REG_HOST_ENDIANNESS_HE, dev->host_endianness);
 		break;
 	case CXIB_REG_PCAP:
-		if (write)
-			p->cap_mask = CXIB_GET(in, CXIB_REG_PCAP_PORT_CAPABILITY_MASK) &
-				      CXFW_PORT_CAP_WRITABLE;
+		if (write) {
+			v = CXIB_GET(in, CXIB_REG_PCAP_PORT_CAPABILITY_MASK) &
+			    CXFW_PORT_CAP_WRITABLE;
+			if (v != p->cap_mask) {
+				p->cap_mask = v;
+				cxfw_sma_cap_mask_changed_locked(dev, port);
+			}
+		}
 		CXIB_SET(out, CXIB_REG_PCAP_LOCAL_PORT, port);
 		CXIB_SET(out, CXIB_REG_PCAP_PORT_CAPABILITY_MASK, p->cap_mask);
 		break;
@@ -306,15 +371,17 @@ uint8_t cxfw_cmd_query_hca_vport_context(struct cxfw_dev *dev, struct cxfw_cmd *
 	return CXIB_CMD_STAT_OK;
 }
 
-/* GID @index of @port: prefix + port GUID for entry 0, unused (zero) entries after it. */
+/* GID @index of @port: prefix + GUIDInfo entry; an unassigned (zero) GUID gives a zero GID. */
 static void cxfw_port_gid(const struct cxfw_dev *dev, unsigned int port, uint32_t index,
 			  uint8_t gid[16])
 {
+	const struct cxfw_port *p = &dev->ports[port - 1];
+
 	memset(gid, 0, 16);
-	if (index)
+	if (!p->guids[index])
 		return;
-	CXIB_SET64(gid, 0, 63, 0, dev->ports[port - 1].gid_prefix);
-	CXIB_SET64(gid, 2, 63, 0, cxfw_port_guid(dev, port));
+	CXIB_SET64(gid, 0, 63, 0, p->gid_prefix);
+	CXIB_SET64(gid, 2, 63, 0, p->guids[index]);
 }
 
 /*

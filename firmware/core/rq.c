@@ -1164,9 +1164,12 @@ static void resp_rx_ud(struct cxfw_dev *dev, struct cxfw_qp *qp, const struct cx
 	if (qp->st != CXIB_QPC_ST_QP0 && p->deth_qkey != CXIB_GET(qp->qpc, CXIB_QPC_Q_KEY)) {
 		pthread_mutex_lock(&dev->lock);
 		dev->stats.qkey_violations++;
-		if (p->port >= 1 && p->port <= CXFW_MAX_PORTS &&
-		    dev->ports[p->port - 1].qkey_violations != UINT16_MAX)
-			dev->ports[p->port - 1].qkey_violations++;
+		if (p->port >= 1 && p->port <= dev->cfg.num_ports) {
+			if (dev->ports[p->port - 1].qkey_violations != UINT16_MAX)
+				dev->ports[p->port - 1].qkey_violations++;
+			cxfw_sma_trap_key_locked(dev, p->port, CXIB_TRAP_BAD_QKEY, p,
+						 p->deth_qkey);
+		}
 		pthread_mutex_unlock(&dev->lock);
 		return;
 	}

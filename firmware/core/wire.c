@@ -640,6 +640,7 @@ unsigned int cxfw_wire_loop_pending(const struct cxfw_dev *dev)
 /* The port as a packet sees it, copied under the lock. */
 struct cxfw_wire_port {
 	bool up;
+	uint8_t state;			/* PortState */
 	uint16_t lid;
 	uint8_t lmc;
 	uint16_t pkeys[CXFW_PKEY_TABLE_LEN];
@@ -650,7 +651,8 @@ static void cxfw_wire_port_get(struct cxfw_dev *dev, unsigned int port, struct c
 	const struct cxfw_port *pt = &dev->ports[port - 1];
 
 	pthread_mutex_lock(&dev->lock);
-	wp->up = dev->stats.link_up[port - 1];
+	wp->up = dev->stats.link_up[port - 1] && pt->state != CXIB_PORT_STATE_DOWN;
+	wp->state = pt->state;
 	wp->lid = pt->lid;
 	wp->lmc = pt->lmc;
 	memcpy(wp->pkeys, pt->pkeys, sizeof(wp->pkeys));
@@ -713,6 +715,14 @@ int cxfw_wire_send(struct cxfw_dev *dev, unsigned int port, const struct cxfw_pk
 			 port, p->dlid);
 		return -1;
 	}
+	/* until the SM makes the port Active it carries subnet management (VL15) only */
+	if (wp.state != CXIB_PORT_STATE_ACTIVE && p->dqpn != CXIB_QP0) {
+		cxfw_stat_add(dev, &dev->stats.port_state_drops, 1);
+		cxfw_log(dev, CXFW_LOG_DEBUG,
+			 "cxfw: port %u not active (state %u), packet to LID 0x%x QP 0x%x dropped",
+			 port, wp.state, p->dlid, p->dqpn);
+		return -1;
+	}
 	q = *p;
 	/* directed-route SMPs use the permissive LID both ways (6.1) */
 	q.slid = q.dlid == CXIB_LID_PERMISSIVE ? CXIB_LID_PERMISSIVE : wp.lid;
@@ -769,6 +779,7 @@ static void cxfw_wire_pkey_violation(struct cxfw_dev *dev, const struct cxfw_pkt
 	pthread_mutex_lock(&dev->lock);
 	if (pt->pkey_violations < UINT16_MAX)	/* PortInfo counter saturates (6.3) */
 		pt->pkey_violations++;
+	cxfw_sma_trap_key_locked(dev, p->port, CXIB_TRAP_BAD_PKEY, p, p->pkey);
 	pthread_mutex_unlock(&dev->lock);
 	cxfw_wire_drop(dev, &dev->stats.pkey_violations, p, "P_Key violation");
 }
@@ -956,6 +967,25 @@ static void cxfw_wire_deliver(struct cxfw_dev *dev, unsigned int port, const uin
 		return;
 	}
 	cxfw_wire_port_get(dev, port, &wp);
+	if (!wp.up) {
+		cxfw_wire_drop(dev, &dev->stats.port_state_drops, &p, "port down");
+		return;
+	}
+	/*
+	 * Init and Armed take subnet management only; in Armed the first data packet from the
+	 * neighbour means the link is in use and moves the port to Active (IBTA vol 1 7.2).
+	 */
+	if (wp.state != CXIB_PORT_STATE_ACTIVE && p.vl != CXIB_VL_SMP) {
+		if (wp.state != CXIB_PORT_STATE_ARMED || loopback) {
+			cxfw_wire_drop(dev, &dev->stats.port_state_drops, &p, "port not active");
+			return;
+		}
+		pthread_mutex_lock(&dev->lock);
+		if (dev->ports[port - 1].state == CXIB_PORT_STATE_ARMED)
+			cxfw_port_set_state_locked(dev, port, CXIB_PORT_STATE_ACTIVE);
+		pthread_mutex_unlock(&dev->lock);
+		dev->plat.kick(dev->plat.opaque);	/* the worker posts the ACTIVE event */
+	}
 
 	/* addressing (5.2, 6.1, 7) */
 	if ((p.dlid == CXIB_LID_PERMISSIVE || p.slid == CXIB_LID_PERMISSIVE) &&

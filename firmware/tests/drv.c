@@ -560,7 +560,48 @@ static void drv_node_cfg(struct cxfw_config *cfg, unsigned int idx)
 {
 	cxfw_config_defaults(cfg);
 	cfg->serial = DRV_SERIAL(idx);
-	cfg->auto_activate = true;
+	cfg->auto_activate = !drv.sm;
+}
+
+unsigned int drv_smp(struct test_ctx *t, uint8_t method, uint16_t attr, uint32_t mod,
+		     uint16_t op_mod, uint8_t data[CXIB_SMP_DATA_SIZE])
+{
+	uint8_t req[CXIB_MAD_SIZE] = { 0 }, resp[CXIB_MAD_SIZE];
+	unsigned int st;
+
+	CXIB_SET(req, CXIB_MAD_BASE_VERSION, CXIB_MAD_BASE_VERSION_1);
+	CXIB_SET(req, CXIB_MAD_MGMT_CLASS, CXIB_MGMT_CLASS_SUBN_LID_ROUTED);
+	CXIB_SET(req, CXIB_MAD_CLASS_VERSION, CXIB_SMP_CLASS_VERSION);
+	CXIB_SET(req, CXIB_MAD_METHOD, method);
+	CXIB_SET64(req, CXIB_MAD_TID, 0x5a5a0000u | attr);
+	CXIB_SET(req, CXIB_MAD_ATTR_ID, attr);
+	CXIB_SET(req, CXIB_MAD_ATTR_MOD, mod);
+	memcpy(req + CXIB_SMP_DATA_OFFSET, data, CXIB_SMP_DATA_SIZE);
+	st = drv_mad_ifc(t, 1, op_mod, req, resp);
+	if (st)
+		return st;
+	memcpy(data, resp + CXIB_SMP_DATA_OFFSET, CXIB_SMP_DATA_SIZE);
+	st = CXIB_GET(resp, CXIB_MAD_STATUS) & ~CXIB_SMP_DIRECTION;
+	return st ? 0x1000 + st : 0;
+}
+
+unsigned int drv_sm_activate(struct test_ctx *t, uint16_t lid, uint16_t sm_lid)
+{
+	const uint16_t ign = CXIB_MAD_IFC_IGNORE_MKEY | CXIB_MAD_IFC_IGNORE_BKEY;
+	static const uint8_t states[] = { CXIB_PORT_STATE_NOP, CXIB_PORT_STATE_ARMED,
+					  CXIB_PORT_STATE_ACTIVE };
+	uint8_t pi[CXIB_SMP_DATA_SIZE] = { 0 };
+	unsigned int st, i;
+
+	st = drv_smp(t, CXIB_MGMT_METHOD_GET, CXIB_SMP_ATTR_PORT_INFO, 1, ign, pi);
+	for (i = 0; !st && i < sizeof(states); i++) {
+		CXIB_SET(pi, CXIB_SMP_PORT_INFO_LID, lid);
+		CXIB_SET(pi, CXIB_SMP_PORT_INFO_MASTER_SM_LID, sm_lid);
+		CXIB_SET(pi, CXIB_SMP_PORT_INFO_PORT_STATE, states[i]);
+		CXIB_SET(pi, CXIB_SMP_PORT_INFO_PORT_PHYS_STATE, 0);
+		st = drv_smp(t, CXIB_MGMT_METHOD_SET, CXIB_SMP_ATTR_PORT_INFO, 1, ign, pi);
+	}
+	return st;
 }
 
 /* Port 1's LID and GUID as mlx5_ib learns them; 0 or a status (0x1ef: port not ACTIVE). */
@@ -586,6 +627,7 @@ unsigned int drv_world_init(struct test_ctx *t, struct drv_world *w, unsigned in
 {
 	struct cxfw_config cfg;
 	struct cxfw_platform plat;
+	bool sm = drv.sm;		/* test_recreate() resets drv */
 	unsigned int i, st;
 
 	memset(w, 0, sizeof(*w));
@@ -595,6 +637,7 @@ unsigned int drv_world_init(struct test_ctx *t, struct drv_world *w, unsigned in
 	drv_node_cfg(&cfg, 0);
 	if (!test_recreate(t, &cfg, FAKE_MEM_BASE))	/* frees last test's extras */
 		return 0x1f1;
+	drv.sm = sm;
 	for (i = 1; i < nnodes; i++) {
 		struct test_ctx *x = calloc(1, sizeof(*x));
 
@@ -625,6 +668,11 @@ unsigned int drv_world_init(struct test_ctx *t, struct drv_world *w, unsigned in
 	for (i = 0; i < nnodes; i++)
 		fake_cable_plug(w->cable, i, &w->n[i].t->fk, w->n[i].t->dev);
 	drv_pump(w);
+	for (i = 0; drv.sm && i < nnodes; i++) {
+		st = drv_sm_activate(w->n[i].t, DRV_SM_LID + i, DRV_SM_LID);
+		if (st)
+			return st;
+	}
 	for (i = 0; i < nnodes; i++) {
 		st = drv_node_port(&w->n[i]);
 		if (st)

@@ -35,7 +35,15 @@
 struct drv_opts {
 	uint8_t token;		/* entry token (0: DRV_TOKEN) */
 	bool sign;		/* fill entry and mailbox signatures */
+	/*
+	 * drv_world_init(): nodes without auto_activate, their ports configured and made
+	 * ACTIVE by SubnSet(PortInfo) through MAD_IFC as a subnet manager would (LID
+	 * DRV_SM_LID + node index, SM LID DRV_SM_LID).
+	 */
+	bool sm;
 };
+
+#define DRV_SM_LID	0x10
 
 extern struct drv_opts drv;	/* reset to defaults by drv_reset() */
 
@@ -272,6 +280,15 @@ struct drv_wr {
  * Returns 0 or the first failing command status.
  */
 unsigned int drv_world_init(struct test_ctx *t, struct drv_world *w, unsigned int nnodes);
+/*
+ * What a subnet manager does to a port in Init: SubnGet(PortInfo), SubnSet with @lid and
+ * @sm_lid, then PortState Armed and Active (MAD_IFC, M_Key ignored).  0 or the first
+ * failing command status, 0x1000 + MAD status.
+ */
+unsigned int drv_sm_activate(struct test_ctx *t, uint16_t lid, uint16_t sm_lid);
+/* SubnGet / SubnSet one attribute through MAD_IFC on port 1; same return convention. */
+unsigned int drv_smp(struct test_ctx *t, uint8_t method, uint16_t attr, uint32_t mod,
+		     uint16_t op_mod, uint8_t data[CXIB_SMP_DATA_SIZE]);
 /* Pump the cable until quiet (bounded); returns rounds or -1. */
 int drv_pump(struct drv_world *w);
 /* Pump while advancing both clocks by @step_ns whenever quiet, for @total_ns; 0, or -1

@@ -70,7 +70,7 @@ TEST(port_active_with_model_lid_when_the_cable_is_up)
 	CHECK_EQ(CXIB_GET64(c, CXIB_HCA_VPORT_CTX_NODE_GUID), GUID | 41);
 	CHECK_EQ(CXIB_GET64(c, CXIB_HCA_VPORT_CTX_PORT_GUID), GUID | 41);
 	CHECK_EQ(CXIB_GET64(c, CXIB_HCA_VPORT_CTX_SYSTEM_IMAGE_GUID), GUID | 41);
-	CHECK_EQ(CXIB_GET(c, CXIB_HCA_VPORT_CTX_CAP_MASK1), 0x02000800);
+	CHECK_EQ(CXIB_GET(c, CXIB_HCA_VPORT_CTX_CAP_MASK1), 0x02000808);
 	CHECK(CXIB_GET(c, CXIB_HCA_VPORT_CTX_CAP_MASK1_FIELD_SELECT) & CXIB_PORT_CAP_CM);
 	CHECK_EQ(CXIB_GET(c, CXIB_HCA_VPORT_CTX_SUBNET_TIMEOUT), 18);
 	/* port_num 1 is the same port, 2 does not exist; no other vports */
@@ -297,7 +297,7 @@ TEST(access_reg_pcap_sets_the_capability_mask)
 	drv_reset(t);
 	CHECK_EQ(drv_bringup(t), 0);
 	CHECK_EQ(vport_ctx(t, 0, out), 0);
-	CHECK_EQ(CXIB_GET(c, CXIB_HCA_VPORT_CTX_CAP_MASK1), 0x02000800);
+	CHECK_EQ(CXIB_GET(c, CXIB_HCA_VPORT_CTX_CAP_MASK1), 0x02000808);
 }
 
 TEST(access_reg_node_desc)

@@ -103,7 +103,7 @@ TEST(mad_ifc_port_info)
 	CHECK_EQ(CXIB_GET64(d, CXIB_SMP_PORT_INFO_GID_PREFIX), 0xfe80000000000000ull);
 	CHECK_EQ(d[16] << 8 | d[17], 8);		/* LID = 1 + serial */
 	CHECK_EQ(d[18] << 8 | d[19], 0);		/* MasterSMLID: no SM */
-	CHECK_EQ(be32_at(d + 20), 0x02000800);		/* ClientRereg | SysImageGUID */
+	CHECK_EQ(be32_at(d + 20), 0x02000808);		/* ClientRereg | SysImageGUID */
 	CHECK_EQ(d[28], 1);				/* LocalPortNum */
 	CHECK_EQ(d[29], 3);				/* LinkWidthEnabled 1X|4X */
 	CHECK_EQ(d[30], 3);				/* LinkWidthSupported */
@@ -174,12 +174,21 @@ TEST(mad_ifc_unsupported_requests_get_mad_status_not_command_status)
 	/* attributes the SMA does not implement */
 	smp_get(req, CXIB_SMP_ATTR_SM_INFO, 0, false);
 	CHECK_EQ(mad(t, req, resp), CXIB_MAD_STATUS_UNSUPPORTED_METHOD_ATTR);
-	smp_get(req, CXIB_SMP_ATTR_MLNX_EXT_PORT_INFO, 1, false);
+	smp_get(req, CXIB_SMP_ATTR_NOTICE, 0, false);
 	CHECK_EQ(mad(t, req, resp), CXIB_MAD_STATUS_UNSUPPORTED_METHOD_ATTR);
 	CHECK_EQ(resp[3], CXIB_MGMT_METHOD_GET_RESP);
-	/* methods: Set / TrapRepress are not implemented yet */
-	smp_get(req, CXIB_SMP_ATTR_PORT_INFO, 1, false);
+	/* read-only attributes */
+	smp_get(req, CXIB_SMP_ATTR_NODE_INFO, 0, false);
 	CXIB_SET(req, CXIB_MAD_METHOD, CXIB_MGMT_METHOD_SET);
+	CHECK_EQ(mad(t, req, resp), CXIB_MAD_STATUS_UNSUPPORTED_METHOD_ATTR);
+	smp_get(req, CXIB_SMP_ATTR_NODE_DESC, 0, false);
+	CXIB_SET(req, CXIB_MAD_METHOD, CXIB_MGMT_METHOD_SET);
+	CHECK_EQ(mad(t, req, resp), CXIB_MAD_STATUS_UNSUPPORTED_METHOD_ATTR);
+	/* methods the SMA does not take */
+	smp_get(req, CXIB_SMP_ATTR_PORT_INFO, 1, false);
+	CXIB_SET(req, CXIB_MAD_METHOD, CXIB_MGMT_METHOD_SEND);
+	CHECK_EQ(mad(t, req, resp), CXIB_MAD_STATUS_UNSUPPORTED_METHOD);
+	CXIB_SET(req, CXIB_MAD_METHOD, CXIB_MGMT_METHOD_TRAP);
 	CHECK_EQ(mad(t, req, resp), CXIB_MAD_STATUS_UNSUPPORTED_METHOD);
 	/* versions */
 	smp_get(req, CXIB_SMP_ATTR_NODE_INFO, 0, false);
@@ -188,9 +197,9 @@ TEST(mad_ifc_unsupported_requests_get_mad_status_not_command_status)
 	smp_get(req, CXIB_SMP_ATTR_NODE_INFO, 0, false);
 	CXIB_SET(req, CXIB_MAD_BASE_VERSION, 3);
 	CHECK_EQ(mad(t, req, resp), CXIB_MAD_STATUS_BAD_VERSION);
-	/* other classes (PerfMgt here) */
+	/* classes the firmware has no agent for (the SA here) */
 	smp_get(req, 0x12, 0, false);
-	CXIB_SET(req, CXIB_MAD_MGMT_CLASS, CXIB_MGMT_CLASS_PERF_MGMT);
+	CXIB_SET(req, CXIB_MAD_MGMT_CLASS, CXIB_MGMT_CLASS_SUBN_ADM);
 	CHECK_EQ(mad(t, req, resp), CXIB_MAD_STATUS_UNSUPPORTED_METHOD_ATTR);
 	/* a garbage MAD never fails the command */
 	memset(req, 0xa5, sizeof(req));

@@ -279,6 +279,14 @@ enum {
 #define CXIB_PORT_CAP_LINK_LATENCY		(1u << 24)
 #define CXIB_PORT_CAP_CLIENT_REG		(1u << 25)
 
+/* LinkWidthEnabled / LinkSpeedEnabled / LinkSpeedExtEnabled values a Set may write. */
+#define CXIB_LINK_WIDTH_NOP			0
+#define CXIB_LINK_WIDTH_SET_SUPPORTED		255
+#define CXIB_LINK_SPEED_NOP			0
+#define CXIB_LINK_SPEED_SET_SUPPORTED		15
+#define CXIB_LINK_SPEED_EXT_NOP			0
+#define CXIB_LINK_SPEED_EXT_SET_SUPPORTED	31
+
 /* ---- P_KeyTable (0x0016): 32 P_Keys per block, attr_mod = block ----------------------- */
 
 #define CXIB_SMP_PKEY_TABLE_PKEYS_PER_BLOCK	32
@@ -286,5 +294,94 @@ enum {
 #define CXIB_SMP_PKEY_TABLE_PKEY1		0, 15, 0
 #define CXIB_PKEY_FULL_MEMBER			0x8000
 #define CXIB_PKEY_DEFAULT			0xffff
+
+/* ---- SLtoVLMappingTable (0x0017): 16 x 4-bit VLs, SL 0 in the top nibble ---------------- */
+
+#define CXIB_SMP_SL_TO_VL_ENTRIES		16
+#define CXIB_SMP_SL_TO_VL(sl)		\
+	((sl) / 8), (31 - 4 * ((sl) % 8)), (28 - 4 * ((sl) % 8))
+
+/*
+ * ---- VLArbitrationTable (0x0018): 32 (VL, weight) pairs per block --------------------------
+ * attr_mod[31:16] selects the block (CXIB_VL_ARB_BLOCK_*), attr_mod[15:0] the port.
+ */
+#define CXIB_SMP_VL_ARB_ENTRIES_PER_BLOCK	32
+#define CXIB_SMP_VL_ARB_VL(i)		\
+	((i) / 2), (27 - 16 * ((i) % 2)), (24 - 16 * ((i) % 2))
+#define CXIB_SMP_VL_ARB_WEIGHT(i)	\
+	((i) / 2), (23 - 16 * ((i) % 2)), (16 - 16 * ((i) % 2))
+#define CXIB_SMP_VL_ARB_ATTR_MOD_BLOCK		0, 31, 16	/* of the attribute modifier */
+#define CXIB_SMP_VL_ARB_ATTR_MOD_PORT		0, 15, 0
+
+enum {
+	CXIB_VL_ARB_BLOCK_LOW_0_31		= 1,
+	CXIB_VL_ARB_BLOCK_LOW_32_63		= 2,
+	CXIB_VL_ARB_BLOCK_HIGH_0_31		= 3,
+	CXIB_VL_ARB_BLOCK_HIGH_32_63		= 4,
+};
+
+/* ---- SMInfo (0x0020): answered by the SM, never by the SMA ------------------------------- */
+
+#define CXIB_SMP_SM_INFO_GUID			0, 63, 0
+#define CXIB_SMP_SM_INFO_SM_KEY			2, 63, 0
+#define CXIB_SMP_SM_INFO_ACT_COUNT		4, 31, 0
+#define CXIB_SMP_SM_INFO_PRIORITY		5, 31, 28
+#define CXIB_SMP_SM_INFO_SM_STATE		5, 27, 24
+
+/*
+ * ---- Notice (0x0002): a trap the SMA sends to the master SM (IBTA vol 1 14.2.5.1) --------
+ * Data details start at byte 10; the layouts below are those of traps 144, 256 and 257/258.
+ */
+#define CXIB_SMP_NOTICE_IS_GENERIC		0, 31, 31
+#define CXIB_SMP_NOTICE_TYPE			0, 30, 24
+#define CXIB_SMP_NOTICE_PRODUCER_TYPE		0, 23, 0
+#define CXIB_SMP_NOTICE_TRAP_NUMBER		1, 31, 16
+#define CXIB_SMP_NOTICE_ISSUER_LID		1, 15, 0
+#define CXIB_SMP_NOTICE_TOGGLE			2, 31, 31
+#define CXIB_SMP_NOTICE_COUNT			2, 30, 16
+/* trap 144: local changes (capability mask) */
+#define CXIB_SMP_NOTICE_144_LID			3, 31, 16
+#define CXIB_SMP_NOTICE_144_OTHER_LOCAL_CHANGES	3, 0, 0
+#define CXIB_SMP_NOTICE_144_NEW_CAP_MASK	4, 31, 0
+#define CXIB_SMP_NOTICE_144_CHANGE_FLAGS	5, 23, 16
+/* trap 256: bad M_Key */
+#define CXIB_SMP_NOTICE_256_LID			3, 31, 16
+#define CXIB_SMP_NOTICE_256_DR_SLID		3, 15, 0
+#define CXIB_SMP_NOTICE_256_METHOD		4, 31, 24
+#define CXIB_SMP_NOTICE_256_ATTR_ID		4, 15, 0
+#define CXIB_SMP_NOTICE_256_ATTR_MOD		5, 31, 0
+#define CXIB_SMP_NOTICE_256_MKEY		6, 63, 0
+/* traps 257 (bad P_Key) and 258 (bad Q_Key) */
+#define CXIB_SMP_NOTICE_257_LID1		3, 31, 16
+#define CXIB_SMP_NOTICE_257_LID2		3, 15, 0
+#define CXIB_SMP_NOTICE_257_KEY			4, 31, 0
+#define CXIB_SMP_NOTICE_257_SL			5, 31, 28
+#define CXIB_SMP_NOTICE_257_QP1			5, 23, 0
+#define CXIB_SMP_NOTICE_257_QP2			6, 23, 0
+#define CXIB_SMP_NOTICE_257_GID1_OFFSET		28	/* bytes into the Notice */
+#define CXIB_SMP_NOTICE_257_GID2_OFFSET		44
+
+enum {
+	CXIB_NOTICE_TYPE_FATAL			= 0,
+	CXIB_NOTICE_TYPE_URGENT			= 1,
+	CXIB_NOTICE_TYPE_SECURITY		= 2,
+	CXIB_NOTICE_TYPE_SM			= 3,
+	CXIB_NOTICE_TYPE_INFO			= 4,
+};
+
+enum {
+	CXIB_NOTICE_PRODUCER_CA			= 1,
+};
+
+enum {
+	CXIB_TRAP_LOCAL_CHANGES			= 144,
+	CXIB_TRAP_BAD_MKEY			= 256,
+	CXIB_TRAP_BAD_PKEY			= 257,
+	CXIB_TRAP_BAD_QKEY			= 258,
+};
+
+/* ---- Mellanox ExtendedPortInfo (vendor attribute 0xff90): all zero = no FDR10 ---------- */
+
+#define CXIB_SMP_MLNX_EXT_PORT_INFO_LINK_SPEED_ACTIVE	3, 7, 0
 
 #endif /* _CXIB_MAD_H */
