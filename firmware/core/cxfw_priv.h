@@ -14,6 +14,7 @@
 #include <cxib/cmd.h>
 #include <cxib/eq.h>
 #include <cxib/mad.h>
+#include <cxib/pma.h>
 #include <cxib/verbs.h>
 #include <cxib/wqe.h>
 
@@ -261,6 +262,23 @@ struct cxfw_sg {
 	uint32_t len;
 };
 
+/*
+ * One port's performance counters (pma.c reports them, wire.c counts them): raw 64-bit
+ * totals of what crossed the link, never of packets looped back inside the device.  The
+ * PMA derives its saturated 32/16/8-bit views on read; a reset zeroes the raw value.
+ * Under dev->lock.
+ */
+struct cxfw_pma_counters {
+	uint64_t xmit_data, rcv_data;	/* 4-octet words, LRH through ICRC (no VCRC) */
+	uint64_t xmit_pkts, rcv_pkts;	/* rcv_pkts includes packets with errors */
+	uint64_t ucast_xmit_pkts, ucast_rcv_pkts;
+	uint64_t mcast_xmit_pkts, mcast_rcv_pkts;
+	uint64_t rcv_errors;		/* malformed (parse, CRC, VL misuse) packets */
+	uint64_t rcv_constraint_errors;	/* inbound P_Key violations, one per packet */
+	uint64_t xmit_discards;		/* not sent: link down, the cable refused it */
+	uint64_t vl15_dropped;		/* well-formed VL15 packets dropped */
+};
+
 /* One port as its SMA and the vport queries see it. */
 struct cxfw_port {
 	uint8_t state;			/* IB PortState */
@@ -272,6 +290,7 @@ struct cxfw_port {
 	uint64_t gid_prefix;
 	uint16_t qkey_violations, pkey_violations;
 	uint16_t pkeys[CXFW_PKEY_TABLE_LEN];
+	struct cxfw_pma_counters pma;	/* zeroed with the port (power-on, function reset) */
 };
 
 /* A pending port change event. */
