@@ -3,7 +3,7 @@
  * cxfw core internals shared by the core's files: core.c (lifecycle), iseg.c (BAR0 register
  * file), cmd.c (command engine), hca.c (HCA lifecycle, capabilities, UARs), pages.c
  * (firmware pages), eq.c (event queues), port.c (port state, registers, vport queries),
- * sma.c (MAD_IFC).  Not part of the platform interface.
+ * sma.c (MAD_IFC), pma.c (PerfMgt behind MAD_IFC).  Not part of the platform interface.
  */
 #ifndef CXFW_PRIV_H
 #define CXFW_PRIV_H
@@ -527,6 +527,15 @@ uint64_t cxfw_port_guid(const struct cxfw_dev *dev, unsigned int port);
 
 /* sma.c */
 uint8_t cxfw_cmd_mad_ifc(struct cxfw_dev *dev, struct cxfw_cmd *cmd);
+
+/*
+ * pma.c: answer the PerfMgt MAD @req that arrived on @port (1-based, checked by the
+ * caller).  @resp holds a copy of @req; its data is filled, the header left to the caller
+ * (method GetResp, status).  Returns the MAD status.  *@drop is set when the MAD wants no
+ * reply at all (it is itself a response).  Lock not held.
+ */
+uint16_t cxfw_pma_process(struct cxfw_dev *dev, unsigned int port, const uint8_t *req,
+			  uint8_t *resp, bool *drop);
 
 /* Nanoseconds from @since to @now, 0 if the clock has not moved forward. */
 static inline uint64_t cxfw_elapsed_ns(uint64_t now, uint64_t since)

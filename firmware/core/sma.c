@@ -151,8 +151,12 @@ uint8_t cxfw_cmd_mad_ifc(struct cxfw_dev *dev, struct cxfw_cmd *cmd)
 	attr = CXIB_GET(req, CXIB_MAD_ATTR_ID);
 	mod = CXIB_GET(req, CXIB_MAD_ATTR_MOD);
 
-	if (mclass != CXIB_MGMT_CLASS_SUBN_LID_ROUTED &&
-	    mclass != CXIB_MGMT_CLASS_SUBN_DIRECTED_ROUTE) {
+	if (mclass == CXIB_MGMT_CLASS_PERF_MGMT) {
+		bool drop;	/* MAD_IFC cannot say "no reply": it answers with the status */
+
+		status = cxfw_pma_process(dev, port, req, resp, &drop);
+	} else if (mclass != CXIB_MGMT_CLASS_SUBN_LID_ROUTED &&
+		   mclass != CXIB_MGMT_CLASS_SUBN_DIRECTED_ROUTE) {
 		status = CXIB_MAD_STATUS_UNSUPPORTED_METHOD_ATTR;
 	} else if (CXIB_GET(req, CXIB_MAD_BASE_VERSION) != CXIB_MAD_BASE_VERSION_1 ||
 		   CXIB_GET(req, CXIB_MAD_CLASS_VERSION) != CXIB_SMP_CLASS_VERSION) {
