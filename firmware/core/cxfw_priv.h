@@ -3,7 +3,7 @@
  * cxfw core internals shared by the core's files: core.c (lifecycle), iseg.c (BAR0 register
  * file), cmd.c (command engine), hca.c (HCA lifecycle, capabilities, UARs), pages.c
  * (firmware pages), eq.c (event queues), port.c (port state, registers, vport queries),
- * sma.c (MAD_IFC).  Not part of the platform interface.
+ * sma.c (MAD_IFC), pma.c (PerfMgt behind MAD_IFC).  Not part of the platform interface.
  */
 #ifndef CXFW_PRIV_H
 #define CXFW_PRIV_H
@@ -14,6 +14,7 @@
 #include <cxib/cmd.h>
 #include <cxib/eq.h>
 #include <cxib/mad.h>
+#include <cxib/pma.h>
 #include <cxib/verbs.h>
 #include <cxib/wqe.h>
 
@@ -261,6 +262,23 @@ struct cxfw_sg {
 	uint32_t len;
 };
 
+/*
+ * One port's performance counters (pma.c reports them, wire.c counts them): raw 64-bit
+ * totals of what crossed the link, never of packets looped back inside the device.  The
+ * PMA derives its saturated 32/16/8-bit views on read; a reset zeroes the raw value.
+ * Under dev->lock.
+ */
+struct cxfw_pma_counters {
+	uint64_t xmit_data, rcv_data;	/* 4-octet words, LRH through ICRC (no VCRC) */
+	uint64_t xmit_pkts, rcv_pkts;	/* rcv_pkts includes packets with errors */
+	uint64_t ucast_xmit_pkts, ucast_rcv_pkts;
+	uint64_t mcast_xmit_pkts, mcast_rcv_pkts;
+	uint64_t rcv_errors;		/* malformed (parse, CRC, VL misuse) packets */
+	uint64_t rcv_constraint_errors;	/* inbound P_Key violations, one per packet */
+	uint64_t xmit_discards;		/* not sent: link down, the cable refused it */
+	uint64_t vl15_dropped;		/* well-formed VL15 packets dropped */
+};
+
 /* VLArbitrationTable entries per table (PortInfo VLArbitrationHigh/LowCap). */
 #define CXFW_VL_ARB_CAP		8
 #define CXFW_PORT_TRAPS		4	/* traps waiting for the SM's TrapRepress, per port */
@@ -287,6 +305,7 @@ struct cxfw_port {
 	uint64_t gid_prefix;
 	uint16_t qkey_violations, pkey_violations, mkey_violations;
 	uint16_t pkeys[CXFW_PKEY_TABLE_LEN];
+	struct cxfw_pma_counters pma;	/* zeroed with the port (power-on, function reset) */
 	uint64_t guids[CXFW_GID_TABLE_LEN];	/* GUIDInfo; [0] is the port GUID, read-only */
 	/* M_Key protection (IBTA vol 1 14.2.4) */
 	uint64_t mkey;
@@ -552,6 +571,15 @@ void cxfw_sma_trap_locked(struct cxfw_dev *dev, unsigned int port, uint16_t trap
 void cxfw_sma_trap_key_locked(struct cxfw_dev *dev, unsigned int port, uint16_t trap_num,
 			      const struct cxfw_pkt *p, uint32_t key);
 void cxfw_sma_cap_mask_changed_locked(struct cxfw_dev *dev, unsigned int port);
+
+/*
+ * pma.c: answer the PerfMgt MAD @req that arrived on @port (1-based, checked by the
+ * caller).  @resp holds a copy of @req; its data is filled, the header left to the caller
+ * (method GetResp, status).  Returns the MAD status.  *@drop is set when the MAD wants no
+ * reply at all (it is itself a response).  Lock not held.
+ */
+uint16_t cxfw_pma_process(struct cxfw_dev *dev, unsigned int port, const uint8_t *req,
+			  uint8_t *resp, bool *drop);
 
 /* Nanoseconds from @since to @now, 0 if the clock has not moved forward. */
 static inline uint64_t cxfw_elapsed_ns(uint64_t now, uint64_t since)

@@ -4,12 +4,13 @@
  *
  * MAD_IFC hands the device a 256-byte MAD for port dw2[7:0] and gets the response MAD back.
  * The driver passes every SMP it receives on QP0 (and the SMPs its own SM sends to hop 0),
- * and every PMA MAD it receives on QP1 (pma.c).  Command status is 0 whenever a response
+ * and every PMA MAD it receives on QP1 (class 0x04: the PMA, pma.c); other classes get
+ * 0x000c.  Command status is 0 whenever a response
  * was produced; MAD-level problems go in the response's MAD status: bad base/class version
  * 0x0004, a method other than Get, Set and TrapRepress 0x0008, an attribute or method /
  * attribute combination the SMA does not implement 0x000c, a bad attribute modifier or
- * value 0x001c.  A MAD the SMA must drop without an answer (an M_Key violation, 14.2.4.1)
- * gets command status BAD_PKT.  Responses keep the request header (TID, attribute,
+ * value 0x001c.  A MAD the agent must drop without an answer (an M_Key violation, 14.2.4.1;
+ * a response method sent to the PMA) gets command status BAD_PKT.  Responses keep the request header (TID, attribute,
  * modifier) with method GetResp; directed-route responses get the D bit.
  *
  * Attributes (14.2.5):
@@ -788,6 +789,8 @@ uint8_t cxfw_cmd_mad_ifc(struct cxfw_dev *dev, struct cxfw_cmd *cmd)
 
 	if (CXIB_GET(req, CXIB_MAD_BASE_VERSION) != CXIB_MAD_BASE_VERSION_1)
 		status = CXIB_MAD_STATUS_BAD_VERSION;
+	else if (mclass == CXIB_MGMT_CLASS_PERF_MGMT)
+		status = cxfw_pma_process(dev, port, req, resp, &r.drop);
 	else if (mclass == CXIB_MGMT_CLASS_SUBN_LID_ROUTED ||
 		 mclass == CXIB_MGMT_CLASS_SUBN_DIRECTED_ROUTE)
 		status = cxfw_smp_process(dev, &r, req, data);
@@ -796,8 +799,8 @@ uint8_t cxfw_cmd_mad_ifc(struct cxfw_dev *dev, struct cxfw_cmd *cmd)
 
 	if (r.drop) {
 		cxfw_log(dev, CXFW_LOG_DEBUG,
-			 "cxfw: port %u: SMP method 0x%02x attr 0x%04x dropped: bad M_Key",
-			 port, r.method, r.attr);
+			 "cxfw: port %u: MAD class 0x%02x method 0x%02x attr 0x%04x dropped",
+			 port, mclass, r.method, r.attr);
 		return cxfw_fail(cmd, CXIB_CMD_STAT_BAD_PKT, CXFW_SYND(CXFW_SYND_BAD_PARAM, r.attr));
 	}
 	CXIB_SET(resp, CXIB_MAD_METHOD, CXIB_MGMT_METHOD_GET_RESP);

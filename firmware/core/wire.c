@@ -10,6 +10,12 @@
  * PadCnt), addressing (DLID, permissive LID, VL15), P_Key (6.3), QP and transport class.
  * Each failure drops the packet silently, as IB does, with a counter and a DEBUG line.
  *
+ * The port's PMA counters (struct cxfw_pma_counters, reported by pma.c) count what crosses
+ * the link only: packets put on the cable (cxfw_wire_send) and packets from the cable
+ * (cxfw_wire_receive, cxfw_wire_deliver).  Looped-back packets never reach the physical
+ * port and are not counted, not even their drops.  Data is counted in 4-octet words from
+ * the start of the LRH up to, not including, the VCRC (LRH.PktLen).
+ *
  * Everything here runs in the worker; dev->lock is taken only around reads of the port,
  * the QP table and the counters, never across a platform callback or an engine call.
  */
@@ -672,6 +678,27 @@ static bool cxfw_wire_own_lid(const struct cxfw_wire_port *wp, uint16_t dlid)
 	return wp->lid && cxfw_lid_unicast(dlid) && (dlid & mask) == (wp->lid & mask);
 }
 
+/* ---- PMA counters ------------------------------------------------------------------------- */
+
+static void cxfw_pma_add(uint64_t *counter, uint64_t n)
+{
+	*counter = *counter > UINT64_MAX - n ? UINT64_MAX : *counter + n;
+}
+
+/* Data words a packet of @len bytes counts for: LRH through ICRC, in 4-octet units. */
+static uint64_t cxfw_pma_words(size_t len)
+{
+	return len > CXIB_VCRC_LEN ? (len - CXIB_VCRC_LEN) / CXIB_PMA_DATA_UNIT : 0;
+}
+
+/* One more packet of @port's counter @field ("rcv_errors", ...).  Lock not held. */
+#define CXFW_WIRE_PMA_COUNT(dev, port, field)					\
+	do {									\
+		pthread_mutex_lock(&(dev)->lock);				\
+		cxfw_pma_add(&(dev)->ports[(port) - 1].pma.field, 1);		\
+		pthread_mutex_unlock(&(dev)->lock);				\
+	} while (0)
+
 /* ---- Send --------------------------------------------------------------------------------- */
 
 static int cxfw_wire_loop_push(struct cxfw_dev *dev, unsigned int port, const uint8_t *pkt,
@@ -711,6 +738,7 @@ int cxfw_wire_send(struct cxfw_dev *dev, unsigned int port, const struct cxfw_pk
 	}
 	cxfw_wire_port_get(dev, port, &wp);
 	if (!wp.up) {
+		CXFW_WIRE_PMA_COUNT(dev, port, xmit_discards);
 		cxfw_log(dev, CXFW_LOG_DEBUG, "cxfw: port %u down, packet to LID 0x%x dropped",
 			 port, p->dlid);
 		return -1;
@@ -744,12 +772,19 @@ int cxfw_wire_send(struct cxfw_dev *dev, unsigned int port, const struct cxfw_pk
 	if (cxib_lid_is_multicast(q.dlid) && q.grh && cxfw_mcg_qps(dev, q.dgid, &member, 1))
 		looped = !cxfw_wire_loop_push(dev, port, pkt, len);
 	if (dev->plat.port_send && !dev->plat.port_send(dev->plat.opaque, port, pkt, len)) {
+		struct cxfw_pma_counters *c = &dev->ports[port - 1].pma;
+
 		sent = true;
 		pthread_mutex_lock(&dev->lock);
 		dev->stats.pkts_sent++;
 		dev->stats.pkt_bytes_sent += len;
+		cxfw_pma_add(&c->xmit_pkts, 1);
+		cxfw_pma_add(&c->xmit_data, cxfw_pma_words(len));
+		cxfw_pma_add(cxib_lid_is_multicast(q.dlid) ? &c->mcast_xmit_pkts :
+			     &c->ucast_xmit_pkts, 1);
 		pthread_mutex_unlock(&dev->lock);
 	} else {
+		CXFW_WIRE_PMA_COUNT(dev, port, xmit_discards);
 		cxfw_log(dev, CXFW_LOG_DEBUG, "cxfw: port %u: cable refused a %zu-byte packet",
 			 port, len);
 	}
@@ -758,13 +793,24 @@ int cxfw_wire_send(struct cxfw_dev *dev, unsigned int port, const struct cxfw_pk
 
 /* ---- Receive ------------------------------------------------------------------------------ */
 
-static void cxfw_wire_drop(struct cxfw_dev *dev, uint64_t *extra, const struct cxfw_pkt *p,
-			   const char *why)
+/*
+ * Drop @p, counting it in pkts_dropped and @extra.  From the cable, a @malformed packet
+ * (header fields that contradict each other: IBTA's malformed packet errors) counts in
+ * PortRcvErrors; any other VL15 packet in VL15Dropped.
+ */
+static void cxfw_wire_drop_pkt(struct cxfw_dev *dev, uint64_t *extra, bool malformed,
+			       const struct cxfw_pkt *p, const char *why)
 {
+	struct cxfw_pma_counters *c = &dev->ports[p->port - 1].pma;
+
 	pthread_mutex_lock(&dev->lock);
 	dev->stats.pkts_dropped++;
 	if (extra)
 		(*extra)++;
+	if (!p->loopback && malformed)
+		cxfw_pma_add(&c->rcv_errors, 1);
+	else if (!p->loopback && p->vl == CXIB_VL_SMP)
+		cxfw_pma_add(&c->vl15_dropped, 1);
 	pthread_mutex_unlock(&dev->lock);
 	cxfw_log(dev, CXFW_LOG_DEBUG,
 		 "cxfw: port %u: dropped %spacket 0x%02x LID 0x%x->0x%x QP 0x%x PSN 0x%x: %s",
@@ -772,13 +818,26 @@ static void cxfw_wire_drop(struct cxfw_dev *dev, uint64_t *extra, const struct c
 		 p->psn, why);
 }
 
-static void cxfw_wire_pkey_violation(struct cxfw_dev *dev, const struct cxfw_pkt *p)
+static void cxfw_wire_drop(struct cxfw_dev *dev, uint64_t *extra, const struct cxfw_pkt *p,
+			   const char *why)
+{
+	cxfw_wire_drop_pkt(dev, extra, false, p, why);
+}
+
+/*
+ * @p fails a P_Key check.  @first: the packet's first failure (a multicast packet may fail
+ * for several QPs; PortRcvConstraintErrors counts packets).
+ */
+static void cxfw_wire_pkey_violation(struct cxfw_dev *dev, const struct cxfw_pkt *p,
+				     bool first)
 {
 	struct cxfw_port *pt = &dev->ports[p->port - 1];
 
 	pthread_mutex_lock(&dev->lock);
 	if (pt->pkey_violations < UINT16_MAX)	/* PortInfo counter saturates (6.3) */
 		pt->pkey_violations++;
+	if (first && !p->loopback)
+		cxfw_pma_add(&pt->pma.rcv_constraint_errors, 1);
 	cxfw_sma_trap_key_locked(dev, p->port, CXIB_TRAP_BAD_PKEY, p, p->pkey);
 	pthread_mutex_unlock(&dev->lock);
 	cxfw_wire_drop(dev, &dev->stats.pkey_violations, p, "P_Key violation");
@@ -889,7 +948,7 @@ static void cxfw_wire_unicast(struct cxfw_dev *dev, const struct cxfw_wire_port 
 	}
 	/* QP1 accepts any P_Key of the table (checked already); others their own (5.2) */
 	if (!special && !cxib_pkey_match(cxfw_wire_qp_pkey(wp, qp), p->pkey)) {
-		cxfw_wire_pkey_violation(dev, p);
+		cxfw_wire_pkey_violation(dev, p, true);
 		return;
 	}
 	if (cxib_bth_op_hdrs(p->opcode) & CXIB_BTH_HDR_RESPONSE)
@@ -903,7 +962,7 @@ static void cxfw_wire_multicast(struct cxfw_dev *dev, const struct cxfw_wire_por
 				const struct cxfw_pkt *p)
 {
 	uint32_t qpns[CXFW_MAX_QP_MCG];
-	unsigned int n, i, copies = 0;
+	unsigned int n, i, copies = 0, violations = 0;
 	struct cxfw_qp *qp;
 	bool block;
 
@@ -930,7 +989,7 @@ static void cxfw_wire_multicast(struct cxfw_dev *dev, const struct cxfw_wire_por
 		if (block)
 			continue;
 		if (!cxib_pkey_match(cxfw_wire_qp_pkey(wp, qp), p->pkey)) {
-			cxfw_wire_pkey_violation(dev, p);
+			cxfw_wire_pkey_violation(dev, p, !violations++);
 			continue;
 		}
 		copies++;
@@ -961,10 +1020,21 @@ static void cxfw_wire_deliver(struct cxfw_dev *dev, unsigned int port, const uin
 		dev->stats.pkts_dropped++;
 		if (counter)
 			(*counter)++;
+		if (!loopback)
+			cxfw_pma_add(&dev->ports[port - 1].pma.rcv_errors, 1);
 		pthread_mutex_unlock(&dev->lock);
 		cxfw_log(dev, CXFW_LOG_DEBUG, "cxfw: port %u: dropped %s%zu-byte packet: error %d",
 			 port, loopback ? "looped " : "", len, err);
 		return;
+	}
+	if (!loopback) {
+		struct cxfw_pma_counters *c = &dev->ports[port - 1].pma;
+
+		/* by the DLID of an LRH that passed its VCRC (the permissive LID: unicast) */
+		pthread_mutex_lock(&dev->lock);
+		cxfw_pma_add(cxib_lid_is_multicast(p.dlid) ? &c->mcast_rcv_pkts :
+			     &c->ucast_rcv_pkts, 1);
+		pthread_mutex_unlock(&dev->lock);
 	}
 	cxfw_wire_port_get(dev, port, &wp);
 	if (!wp.up) {
@@ -990,7 +1060,7 @@ static void cxfw_wire_deliver(struct cxfw_dev *dev, unsigned int port, const uin
 	/* addressing (5.2, 6.1, 7) */
 	if ((p.dlid == CXIB_LID_PERMISSIVE || p.slid == CXIB_LID_PERMISSIVE) &&
 	    p.dqpn != CXIB_QP0) {
-		cxfw_wire_drop(dev, NULL, &p, "permissive LID to a QP other than QP0");
+		cxfw_wire_drop_pkt(dev, NULL, true, &p, "permissive LID to a QP other than QP0");
 		return;
 	}
 	if (!cxib_lid_is_multicast(p.dlid) && p.dlid != CXIB_LID_PERMISSIVE &&
@@ -999,12 +1069,12 @@ static void cxfw_wire_deliver(struct cxfw_dev *dev, unsigned int port, const uin
 		return;
 	}
 	if ((p.vl == CXIB_VL_SMP) != (p.dqpn == CXIB_QP0)) {
-		cxfw_wire_drop(dev, NULL, &p, "VL15 is for QP0 and QP0 only");
+		cxfw_wire_drop_pkt(dev, NULL, true, &p, "VL15 is for QP0 and QP0 only");
 		return;
 	}
 	/* P_Key against the port's table; QP0 is exempt (6.1) */
 	if (p.dqpn != CXIB_QP0 && !cxfw_wire_pkey_in_table(&wp, p.pkey)) {
-		cxfw_wire_pkey_violation(dev, &p);
+		cxfw_wire_pkey_violation(dev, &p, true);
 		return;
 	}
 	if (cxib_lid_is_multicast(p.dlid))
@@ -1019,8 +1089,12 @@ void cxfw_wire_receive(struct cxfw_dev *dev, unsigned int port, const void *buf,
 		cxfw_log(dev, CXFW_LOG_ERR, "cxfw: bad packet delivery on port %u", port);
 		return;
 	}
-	/* cxfw_port_receive() counted the packet itself */
-	cxfw_stat_add(dev, &dev->stats.pkt_bytes_received, len);
+	/* cxfw_port_receive() counted the packet itself; the PMA counts every one, bad or not */
+	pthread_mutex_lock(&dev->lock);
+	dev->stats.pkt_bytes_received += len;
+	cxfw_pma_add(&dev->ports[port - 1].pma.rcv_pkts, 1);
+	cxfw_pma_add(&dev->ports[port - 1].pma.rcv_data, cxfw_pma_words(len));
+	pthread_mutex_unlock(&dev->lock);
 	cxfw_wire_deliver(dev, port, buf, len, false);
 }
 

@@ -90,7 +90,9 @@ enum {
  * cxfw_wire_process(), never recursively.  A multicast DLID goes to the cable and, when
  * QPs of this device are attached to the GRH's MGID, also to the loopback queue (the
  * sender QP gets a copy unless its qpc has block_lb_mc).  Counts pkts_sent and
- * pkt_bytes_sent for the cable.  Returns 0, or -1 if the packet went nowhere (link down,
+ * pkt_bytes_sent for the cable, and the port's PMA counters (transmitted packets and data,
+ * unicast / multicast; PortXmitDiscards when the link is down or the cable refuses the
+ * packet; nothing for the loopback queue).  Returns 0, or -1 if the packet went nowhere (link down,
  * build error, cable refused, loopback queue full); IB has no back-pressure to report:
  * a dropped packet is recovered by the transport like a lost one.
  */
@@ -110,6 +112,9 @@ void cxfw_wire_process(struct cxfw_dev *dev);
  * Responses go to cxfw_req_rx(), requests to cxfw_resp_rx(); a multicast packet (GRH with
  * an MGID, DQPN 0xffffff, UD) to cxfw_resp_rx() of every attached UD QP.  A failed check
  * drops the packet (pkts_dropped, and icrc_errors / vcrc_errors / pkey_violations).
+ * The port's PMA counters count every packet from the cable (received packets and data,
+ * unicast / multicast once the LRH is trusted) and its fate: PortRcvErrors (malformed),
+ * PortRcvConstraintErrors (P_Key), VL15Dropped (other VL15 drops).
  */
 void cxfw_wire_receive(struct cxfw_dev *dev, unsigned int port, const void *buf, size_t len);
 

@@ -2,7 +2,8 @@
 /*
  * Header self-checks: every header of include/cxib/ compiles on its own and together, and
  * the field macros land on the byte offsets and bits the PRM gives (prm-subset.md sections
- * 1.3, 2, 4, 5.8; sma-opensm.md section 2; cross-checked against upstream mlx5_ifc.h).  The
+ * 1.3, 2, 4, 5.8; sma-opensm.md section 2; cross-checked against upstream mlx5_ifc.h; the
+ * PMA attributes against IBTA vol 1 ch. 16.1 and upstream include/rdma/ib_pma.h).  The
  * static assertions fail the build; the runtime copies make the check visible in the test
  * list.
  */
@@ -13,6 +14,7 @@
 #include <cxib/cmd.h>
 #include <cxib/eq.h>
 #include <cxib/mad.h>
+#include <cxib/pma.h>
 #include <cxib/verbs.h>
 #include <cxib/wqe.h>
 
@@ -29,6 +31,9 @@ _Static_assert(CXIB_OFFSET(CXIB_ISEG_INTERNAL_TIMER_H) == 0x1000, "internal_time
 _Static_assert(CXIB_OFFSET(CXIB_ISEG_HEALTH_COUNTER) == 0x1010, "health_counter");
 _Static_assert(CXIB_OFFSET(CXIB_CMD_ENTRY_OWNERSHIP) == 0x3c, "entry status dword");
 _Static_assert(CXIB_CMD_ENTRY_SIZE == 64, "entry size");
+_Static_assert(CXIB_OFFSET(CXIB_PMA_PC_XMIT_DATA) == 24, "PortXmitData");
+_Static_assert(CXIB_OFFSET(CXIB_PMA_PCE_MCAST_RCV_PKTS) == 64, "PortMulticastRcvPkts");
+_Static_assert(CXIB_PMA_DATA_OFFSET + CXIB_PMA_DATA_SIZE == CXIB_MAD_SIZE, "PMA data");
 
 TEST(header_iseg_offsets_match_prm)
 {
@@ -324,4 +329,55 @@ TEST(header_data_path_layouts_match_prm)
 	CHECK_EQ(CXIB_FMASK(CXIB_CQ_UAR_DB_SN), 0x30000000);
 	CHECK_EQ(CXIB_FMASK(CXIB_CQ_UAR_DB_CMD), 0x01000000);
 	CHECK_EQ(CXIB_OFFSET(CXIB_QP_DB_SND_COUNTER), 4);
+}
+
+TEST(header_pma_layouts_match_ibta)
+{
+	uint8_t d[CXIB_PMA_DATA_SIZE];
+
+	CHECK_EQ(CXIB_PMA_DATA_OFFSET, 64);
+	/* ClassPortInfo: CapabilityMask bytes 2-3, RespTimeValue byte 7 [4:0], RedirectLID 28 */
+	CHECK_EQ(CXIB_OFFSET(CXIB_PMA_CPI_CAPABILITY_MASK), 0);
+	CHECK_EQ(CXIB_FMASK(CXIB_PMA_CPI_CAPABILITY_MASK), 0x0000ffff);
+	CHECK_EQ(CXIB_FMASK(CXIB_PMA_CPI_CAPABILITY_MASK2), 0xffffffe0);
+	CHECK_EQ(CXIB_FMASK(CXIB_PMA_CPI_RESP_TIME_VALUE), 0x1f);
+	CHECK_EQ(CXIB_OFFSET(CXIB_PMA_CPI_REDIRECT_GID_HI), 8);
+	CHECK_EQ(CXIB_OFFSET(CXIB_PMA_CPI_REDIRECT_LID), 28);
+	CHECK_EQ(CXIB_OFFSET(CXIB_PMA_CPI_TRAP_GID_HI), 40);
+	CHECK_EQ(CXIB_OFFSET(CXIB_PMA_CPI_TRAP_QKEY), 68);
+	CHECK_EQ(CXIB_PMA_CAP_EXT_WIDTH, 0x0200);
+	/* PortCounters, byte by byte */
+	memset(d, 0, sizeof(d));
+	CXIB_SET(d, CXIB_PMA_PC_PORT_SELECT, 0x11);
+	CXIB_SET(d, CXIB_PMA_PC_SYMBOL_ERRORS, 0x2233);
+	CXIB_SET(d, CXIB_PMA_PC_LINK_DOWNED, 0x44);
+	CXIB_SET(d, CXIB_PMA_PC_XMIT_DISCARDS, 0x5566);
+	CXIB_SET(d, CXIB_PMA_PC_RCV_CONSTRAINT_ERRORS, 0x77);
+	CXIB_SET(d, CXIB_PMA_PC_LOCAL_LINK_INTEGRITY_ERRORS, 0x8);
+	CXIB_SET(d, CXIB_PMA_PC_EXCESSIVE_BUFFER_OVERRUNS, 0x9);
+	CXIB_SET(d, CXIB_PMA_PC_VL15_DROPPED, 0xaabb);
+	CXIB_SET(d, CXIB_PMA_PC_RCV_PKTS, 0xccddeeff);
+	CHECK_EQ(d[1], 0x11);
+	CHECK_EQ(d[4], 0x22);
+	CHECK_EQ(d[5], 0x33);
+	CHECK_EQ(d[7], 0x44);
+	CHECK_EQ(d[14], 0x55);
+	CHECK_EQ(d[15], 0x66);
+	CHECK_EQ(d[17], 0x77);
+	CHECK_EQ(d[19], 0x89);
+	CHECK_EQ(d[22], 0xaa);
+	CHECK_EQ(d[23], 0xbb);
+	CHECK_EQ(d[36], 0xcc);
+	CHECK_EQ(d[39], 0xff);
+	CHECK_EQ(CXIB_OFFSET(CXIB_PMA_PC_XMIT_WAIT), 40);
+	CHECK_EQ(CXIB_PMA_PC_SEL_XMIT_DATA, 0x1000);
+	CHECK_EQ(CXIB_PMA_PC_SEL_RCV_PKTS, 0x8000);
+	/* PortCountersExtended: 64-bit counters from byte 8, the error block from byte 72 */
+	CXIB_SET64(d, CXIB_PMA_PCE_XMIT_DATA, 0x0102030405060708ull);
+	CHECK_EQ(d[8], 0x01);
+	CHECK_EQ(d[15], 0x08);
+	CHECK_EQ(CXIB_OFFSET(CXIB_PMA_PCE_UCAST_XMIT_PKTS), 40);
+	CHECK_EQ(CXIB_OFFSET(CXIB_PMA_PCE_SYMBOL_ERRORS), 72);
+	CHECK_EQ(CXIB_OFFSET(CXIB_PMA_PCE_QP1_DROPPED) + 8, CXIB_PMA_PCE_LEN);
+	CHECK_EQ(CXIB_PMA_PCE_SEL_MCAST_RCV_PKTS, 0x80);
 }

@@ -197,9 +197,9 @@ TEST(mad_ifc_unsupported_requests_get_mad_status_not_command_status)
 	smp_get(req, CXIB_SMP_ATTR_NODE_INFO, 0, false);
 	CXIB_SET(req, CXIB_MAD_BASE_VERSION, 3);
 	CHECK_EQ(mad(t, req, resp), CXIB_MAD_STATUS_BAD_VERSION);
-	/* classes the firmware has no agent for (the SA here) */
+	/* other classes (CM here; PerfMgt goes to the PMA, test_pma.c) */
 	smp_get(req, 0x12, 0, false);
-	CXIB_SET(req, CXIB_MAD_MGMT_CLASS, CXIB_MGMT_CLASS_SUBN_ADM);
+	CXIB_SET(req, CXIB_MAD_MGMT_CLASS, CXIB_MGMT_CLASS_CM);
 	CHECK_EQ(mad(t, req, resp), CXIB_MAD_STATUS_UNSUPPORTED_METHOD_ATTR);
 	/* a garbage MAD never fails the command */
 	memset(req, 0xa5, sizeof(req));
