@@ -101,6 +101,7 @@ struct CxibPciState {
 	char *cable_path;
 	bool cable_listen;
 	bool loopback;			/* a loopback plug instead of a cable */
+	bool auto_activate;		/* cfg.auto_activate: no subnet manager needed */
 
 	char *name;			/* "cxib-pci" or "cxib-pci <id>", for messages */
 	MemoryRegion bar0;
@@ -919,6 +920,7 @@ static void cxib_pci_realize(PCIDevice *pdev, Error **errp)
 	cfg.node_guid = s->guid;
 	cfg.serial = s->serial;
 	cfg.init_delay_ms = s->init_delay_ms;
+	cfg.auto_activate = s->auto_activate;
 	cfg.num_msix = s->msix_vectors;
 	cfg.num_ports = CXIB_PCI_NUM_PORTS;
 	s->plat = (struct cxfw_platform) {
@@ -1019,6 +1021,7 @@ static Property cxib_pci_properties[] = {
 	DEFINE_PROP_STRING("cable", CxibPciState, cable_path),
 	DEFINE_PROP_BOOL("cable-listen", CxibPciState, cable_listen, false),
 	DEFINE_PROP_BOOL("loopback", CxibPciState, loopback, false),
+	DEFINE_PROP_BOOL("auto-activate", CxibPciState, auto_activate, true),
 	DEFINE_PROP_END_OF_LIST(),
 };
 
@@ -1033,6 +1036,7 @@ static const struct {
 	{ "cable", "Unix socket path of port 1's cable (another cxib-pci's cable-listen end)" },
 	{ "cable-listen", "listen on the cable path instead of connecting to it" },
 	{ "loopback", "a loopback plug on port 1: link up, packets sent come back in" },
+	{ "auto-activate", "port ACTIVE with its own LID once the link is up (off: INIT, for an SM)" },
 };
 
 static void cxib_pci_class_init(ObjectClass *klass, void *data)
