@@ -144,6 +144,11 @@ struct cxib_cmdq {
 enum {
 	/* Status BAD_OP is an expected answer ("not supported"): log it at debug level. */
 	CXIB_CMD_F_BAD_OP_OK	= 1 << 0,
+	/*
+	 * Status BAD_PKT is an expected answer: MAD_IFC's "the firmware dropped the MAD"
+	 * (a MAD from the wire can cause it): log it at debug level.
+	 */
+	CXIB_CMD_F_BAD_PKT_OK	= 1 << 1,
 };
 
 /* ---- Capabilities (fw.c) --------------------------------------------------------------- */
@@ -998,8 +1003,8 @@ int cxib_cmd_alloc_uar(struct cxib_dev *dev, u32 *uar);
 int cxib_cmd_dealloc_uar(struct cxib_dev *dev, u32 uar);
 int cxib_cmd_create_eq(struct cxib_dev *dev, const struct cxib_eq_params *p, u8 *eqn);
 int cxib_cmd_destroy_eq(struct cxib_dev *dev, u8 eqn);
-int cxib_cmd_mad_ifc(struct cxib_dev *dev, u8 port, u16 op_mod, const void *mad_in,
-		     void *mad_out);
+int cxib_cmd_mad_ifc(struct cxib_dev *dev, u8 port, u16 op_mod, u16 remote_lid,
+		     const void *mad_in, void *mad_out);
 
 int cxib_cmd_alloc_pd(struct cxib_dev *dev, u32 *pdn);
 int cxib_cmd_dealloc_pd(struct cxib_dev *dev, u32 pdn);

@@ -75,7 +75,7 @@ int cxib_mad_query(struct cxib_dev *dev, u8 port, u16 attr_id, u32 attr_mod, voi
 	}
 	cxib_mad_build_subn_get(in, attr_id, attr_mod);
 	err = cxib_cmd_mad_ifc(dev, port, CXIB_MAD_IFC_IGNORE_MKEY | CXIB_MAD_IFC_IGNORE_BKEY,
-			       in, out);
+			       be16_to_cpu(IB_LID_PERMISSIVE), in, out);
 	if (err)
 		goto out;
 	err = cxib_mad_check_response(out, attr_id);
