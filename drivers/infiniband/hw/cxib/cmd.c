@@ -525,6 +525,13 @@ static void cxib_cmd_log_status(struct cxib_dev *dev, const void *in, const void
 			cxib_cmd_status_str(status), syndrome);
 		return;
 	}
+	if (status == CXIB_CMD_STAT_BAD_PKT && (flags & CXIB_CMD_F_BAD_PKT_OK)) {
+		dev_dbg(&dev->pdev->dev,
+			"%s (0x%x) op_mod 0x%x: status 0x%02x (%s), syndrome 0x%08x\n",
+			cxib_cmd_opcode_str(opcode), opcode, op_mod, status,
+			cxib_cmd_status_str(status), syndrome);
+		return;
+	}
 	dev_err_ratelimited(&dev->pdev->dev,
 			    "%s (0x%x) op_mod 0x%x failed: status 0x%02x (%s), syndrome 0x%08x\n",
 			    cxib_cmd_opcode_str(opcode), opcode, op_mod, status,

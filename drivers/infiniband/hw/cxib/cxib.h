@@ -144,6 +144,11 @@ struct cxib_cmdq {
 enum {
 	/* Status BAD_OP is an expected answer ("not supported"): log it at debug level. */
 	CXIB_CMD_F_BAD_OP_OK	= 1 << 0,
+	/*
+	 * Status BAD_PKT is an expected answer: MAD_IFC's "the firmware dropped the MAD"
+	 * (a MAD from the wire can cause it): log it at debug level.
+	 */
+	CXIB_CMD_F_BAD_PKT_OK	= 1 << 1,
 };
 
 /* ---- Capabilities (fw.c) --------------------------------------------------------------- */
@@ -801,6 +806,19 @@ static inline struct cxib_ah *to_cxib_ah(struct ib_ah *ibah)
 
 /* ---- The device ------------------------------------------------------------------------------ */
 
+/* IB ports cxib registers (port 1 of the function; the firmware may have more). */
+#define CXIB_IB_PORTS		1
+
+/**
+ * struct cxib_port_sm - a port's master SM, as the driver last saw it
+ * @lid: PortInfo.MasterSMLID
+ * @sl: PortInfo.MasterSMSL
+ */
+struct cxib_port_sm {
+	u16 lid;
+	u8 sl;
+};
+
 /* Bits of cxib_dev.flags. */
 enum {
 	CXIB_DEV_DEAD,		/* fatal firmware condition: commands fail at once */
@@ -839,6 +857,10 @@ enum {
  *	taken in hard interrupt context (XA_FLAGS_LOCK_IRQ)
  * @bf_lock: serialises the SQ doorbells on BlueFlame register 0 of @uar (every kernel QP)
  * @bf_offset: the half of that register the next doorbell writes (alternates)
+ * @sm_lock: protects @port_sm; taken in process context only, never around a command
+ * @port_sm: per port (index port - 1), the master SM last seen: read from PortInfo at
+ *	registration, then updated by cxib_process_mad() from the SubnSet(PortInfo)
+ *	responses it passes back (the snoop behind IB_EVENT_SM_CHANGE)
  *
  * Probe runs in two phases: hardware bring-up (cxib_hw_init()) and then registration
  * with the RDMA core (cxib_ib_register()).
@@ -871,6 +893,8 @@ struct cxib_dev {
 	struct xarray qps;
 	spinlock_t bf_lock;		/* SQ doorbells (BlueFlame register 0) */
 	u32 bf_offset;
+	spinlock_t sm_lock;		/* port_sm */
+	struct cxib_port_sm port_sm[CXIB_IB_PORTS];
 };
 
 static inline struct cxib_dev *to_cxib_dev(struct ib_device *ibdev)
@@ -998,8 +1022,8 @@ int cxib_cmd_alloc_uar(struct cxib_dev *dev, u32 *uar);
 int cxib_cmd_dealloc_uar(struct cxib_dev *dev, u32 uar);
 int cxib_cmd_create_eq(struct cxib_dev *dev, const struct cxib_eq_params *p, u8 *eqn);
 int cxib_cmd_destroy_eq(struct cxib_dev *dev, u8 eqn);
-int cxib_cmd_mad_ifc(struct cxib_dev *dev, u8 port, u16 op_mod, const void *mad_in,
-		     void *mad_out);
+int cxib_cmd_mad_ifc(struct cxib_dev *dev, u8 port, u16 op_mod, u16 remote_lid,
+		     const void *mad_in, void *mad_out);
 
 int cxib_cmd_alloc_pd(struct cxib_dev *dev, u32 *pdn);
 int cxib_cmd_dealloc_pd(struct cxib_dev *dev, u32 pdn);
@@ -1047,10 +1071,36 @@ u16 cxib_mad_pkey_from_table(const void *blk, unsigned int i);
 __be64 cxib_mad_guid_from_info(const void *blk, unsigned int i);
 int cxib_mad_query_node(struct cxib_dev *dev);
 
+/**
+ * enum cxib_mad_route - what cxib_process_mad() does with a MAD (cxib_mad_route())
+ * @CXIB_MAD_ROUTE_PASS: not for the firmware: IB_MAD_RESULT_SUCCESS alone, so that ib_mad
+ *	hands it to the agent registered for it (opensm, the SA client, the CM, ...)
+ * @CXIB_MAD_ROUTE_CONSUME: drop it, no reply (a trap generated locally)
+ * @CXIB_MAD_ROUTE_FW: MAD_IFC, and send the firmware's response back
+ * @CXIB_MAD_ROUTE_FW_CONSUME: MAD_IFC, and send nothing back (TrapRepress)
+ */
+enum cxib_mad_route {
+	CXIB_MAD_ROUTE_PASS,
+	CXIB_MAD_ROUTE_CONSUME,
+	CXIB_MAD_ROUTE_FW,
+	CXIB_MAD_ROUTE_FW_CONSUME,
+};
+
+enum cxib_mad_route cxib_mad_route(u8 mgmt_class, u8 method, u16 attr_id, u16 slid,
+				   bool have_wc);
+bool cxib_mad_snoop_sm(const struct cxib_smp *req, const struct cxib_smp *resp, u32 port,
+		       struct cxib_port_sm *sm);
+int cxib_mad_sm_init(struct cxib_dev *dev);
+int cxib_process_mad(struct ib_device *ibdev, int mad_flags, u32 port_num,
+		     const struct ib_wc *in_wc, const struct ib_grh *in_grh,
+		     const struct ib_mad *in_mad, struct ib_mad *out_mad, size_t *out_mad_size,
+		     u16 *out_mad_pkey_index);
+
 /* ib.c: the InfiniBand device */
 int cxib_ib_register(struct cxib_dev *dev);
 void cxib_ib_unregister(struct cxib_dev *dev);
 void cxib_ib_port_event(struct cxib_dev *dev, u8 port, u8 sub_type);
+void cxib_ib_dispatch_port_event(struct cxib_dev *dev, u32 port, enum ib_event_type type);
 int cxib_port_event_type(u8 sub_type);
 
 /* buf.c: queue buffers and doorbell records */

@@ -628,15 +628,19 @@ int cxib_cmd_destroy_eq(struct cxib_dev *dev, u8 eqn)
  * @dev: the device
  * @port: the port the MAD arrives on
  * @op_mod: CXIB_MAD_IFC_* flags (which keys the firmware does not check)
+ * @remote_lid: the SLID the MAD came from (0xffff, permissive, for the driver's own MADs)
  * @mad_in: the CXIB_MAD_SIZE-byte request
  * @mad_out: room for the CXIB_MAD_SIZE-byte response
  *
- * A MAD-level error is in the response's status; the command still succeeds.
+ * A MAD-level error is in the response's status; the command still succeeds.  Status
+ * BAD_PKT means the firmware dropped the MAD without an answer (an M_Key violation, say):
+ * a MAD from the wire can cause that, so it is logged at debug level only.
  *
- * Return: 0 or a negative errno.
+ * Return: 0 with the response in @mad_out; -EBADMSG if the firmware dropped the MAD;
+ * another negative errno if the command failed.
  */
-int cxib_cmd_mad_ifc(struct cxib_dev *dev, u8 port, u16 op_mod, const void *mad_in,
-		     void *mad_out)
+int cxib_cmd_mad_ifc(struct cxib_dev *dev, u8 port, u16 op_mod, u16 remote_lid,
+		     const void *mad_in, void *mad_out)
 {
 	void *in, *out;
 	int err;
@@ -648,10 +652,15 @@ int cxib_cmd_mad_ifc(struct cxib_dev *dev, u8 port, u16 op_mod, const void *mad_
 		goto out;
 	}
 	cxib_cmd_hdr(in, CXIB_CMD_OP_MAD_IFC, op_mod);
+	CXIB_SET(in, CXIB_MAD_IFC_IN_REMOTE_LID, remote_lid);
 	CXIB_SET(in, CXIB_MAD_IFC_IN_PORT, port);
 	memcpy(in + CXIB_MAD_IFC_IN_MAD_OFFSET, mad_in, CXIB_MAD_SIZE);
 
-	err = cxib_cmd_exec(dev, in, CXIB_MAD_IFC_IN_LEN, out, CXIB_MAD_IFC_OUT_LEN);
+	err = cxib_cmd_exec_flags(dev, in, CXIB_MAD_IFC_IN_LEN, out, CXIB_MAD_IFC_OUT_LEN,
+				  CXIB_CMD_F_BAD_PKT_OK);
+	/* @out was zeroed: its status is the firmware's only if the command executed. */
+	if (err && CXIB_GET(out, CXIB_CMD_OUT_STATUS) == CXIB_CMD_STAT_BAD_PKT)
+		err = -EBADMSG;
 	if (!err)
 		memcpy(mad_out, out + CXIB_MAD_IFC_OUT_RESPONSE_MAD_OFFSET, CXIB_MAD_SIZE);
 out:

@@ -254,30 +254,46 @@ int cxib_port_event_type(u8 sub_type)
 }
 
 /**
- * cxib_ib_port_event() - handle a port change event
+ * cxib_ib_dispatch_port_event() - dispatch a port's IB event
  * @dev: the device
- * @port: the port, from the event
- * @sub_type: what changed, CXIB_PORT_CHANGE_SUBTYPE_*
+ * @port: the port
+ * @type: the event
  *
- * Dispatches the matching IB event (the RDMA core then refreshes its caches) while the
- * device is registered.  Called from the async EQ's interrupt handler.
+ * Does nothing unless the device is registered (the RDMA core then refreshes its caches).
+ * Any context.
  */
-void cxib_ib_port_event(struct cxib_dev *dev, u8 port, u8 sub_type)
+void cxib_ib_dispatch_port_event(struct cxib_dev *dev, u32 port, enum ib_event_type type)
 {
-	int type = cxib_port_event_type(sub_type);
 	struct ib_event ev = {};
 
-	dev_dbg(&dev->pdev->dev, "port %u change, sub type %u\n", port, sub_type);
-	if (type < 0 || !test_bit(CXIB_DEV_IB_ACTIVE, &dev->flags))
+	if (!test_bit(CXIB_DEV_IB_ACTIVE, &dev->flags))
 		return;
 	if (port < 1 || port > dev->ibdev.phys_port_cnt) {
-		dev_dbg(&dev->pdev->dev, "port change event for port %u ignored\n", port);
+		dev_dbg(&dev->pdev->dev, "event %d for port %u ignored\n", type, port);
 		return;
 	}
 	ev.device = &dev->ibdev;
 	ev.event = type;
 	ev.element.port_num = port;
 	ib_dispatch_event(&ev);
+}
+
+/**
+ * cxib_ib_port_event() - handle a port change event
+ * @dev: the device
+ * @port: the port, from the event
+ * @sub_type: what changed, CXIB_PORT_CHANGE_SUBTYPE_*
+ *
+ * Dispatches the matching IB event while the device is registered.  Called from the async
+ * EQ's interrupt handler.
+ */
+void cxib_ib_port_event(struct cxib_dev *dev, u8 port, u8 sub_type)
+{
+	int type = cxib_port_event_type(sub_type);
+
+	dev_dbg(&dev->pdev->dev, "port %u change, sub type %u\n", port, sub_type);
+	if (type >= 0)
+		cxib_ib_dispatch_port_event(dev, port, type);
 }
 
 /* ---- sysfs ------------------------------------------------------------------------------ */
@@ -355,6 +371,7 @@ static const struct ib_device_ops cxib_dev_ops = {
 	.post_recv = cxib_post_recv,
 	.post_send = cxib_post_send,
 	.post_srq_recv = cxib_post_srq_recv,
+	.process_mad = cxib_process_mad,
 	.query_device = cxib_query_device,
 	.query_gid = cxib_query_gid,
 	.query_pkey = cxib_query_pkey,
@@ -397,9 +414,16 @@ int cxib_ib_register(struct cxib_dev *dev)
 			err);
 		return err;
 	}
+	/* Where the ports' master SM is now, for the SM_CHANGE snoop of process_mad. */
+	spin_lock_init(&dev->sm_lock);
+	err = cxib_mad_sm_init(dev);
+	if (err) {
+		dev_err(&dev->pdev->dev, "cannot read PortInfo from the SMA: %d\n", err);
+		return err;
+	}
 
 	ibdev->node_type = RDMA_NODE_IB_CA;
-	ibdev->phys_port_cnt = 1;
+	ibdev->phys_port_cnt = CXIB_IB_PORTS;
 	ibdev->num_comp_vectors = dev->eqt.num_comp;
 	ibdev->dev.parent = &dev->pdev->dev;
 	ib_set_device_ops(ibdev, &cxib_dev_ops);

@@ -1,15 +1,24 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * cxib: what the driver learns from the firmware's subnet management agent (PRM §5.8).
+ * cxib: the firmware's management agents (PRM §5.8): what the driver learns from the
+ * subnet management agent, and process_mad.
  *
- * The HCA's firmware hosts the port's SMA.  The driver asks it directly with MAD_IFC:
- * a LID-routed SubnGet of NodeInfo, NodeDescription, PortInfo, GUIDInfo or P_KeyTable,
- * with M_Key and B_Key checks off, and reads the attribute from the response, exactly as
- * a subnet manager would see it.
+ * The HCA's firmware hosts the port's SMA and PMA.  The driver asks the SMA directly with
+ * MAD_IFC: a LID-routed SubnGet of NodeInfo, NodeDescription, PortInfo, GUIDInfo or
+ * P_KeyTable, with M_Key and B_Key checks off, and reads the attribute from the response,
+ * exactly as a subnet manager would see it.
+ *
+ * process_mad is ib_mad's hook: it sees every MAD that arrives on QP0 and QP1, the
+ * directed-route SMPs that end at this port without leaving it, and the core's own PMA
+ * queries (the sysfs counters).  SMPs and PMA requests go to the firmware's agents through
+ * MAD_IFC, everything else to the agents registered on the host (cxib_mad_route()).  The
+ * firmware reports the port changes its SMA applies as PORT_CHANGE events; the master SM
+ * moving has no such event, so the driver watches the SubnSet(PortInfo) responses for it.
  */
 
 #include <linux/slab.h>
 #include <linux/string.h>
+#include <rdma/ib_mad.h>
 
 #include "cxib.h"
 
@@ -75,7 +84,7 @@ int cxib_mad_query(struct cxib_dev *dev, u8 port, u16 attr_id, u32 attr_mod, voi
 	}
 	cxib_mad_build_subn_get(in, attr_id, attr_mod);
 	err = cxib_cmd_mad_ifc(dev, port, CXIB_MAD_IFC_IGNORE_MKEY | CXIB_MAD_IFC_IGNORE_BKEY,
-			       in, out);
+			       be16_to_cpu(IB_LID_PERMISSIVE), in, out);
 	if (err)
 		goto out;
 	err = cxib_mad_check_response(out, attr_id);
@@ -216,4 +225,221 @@ int cxib_mad_query_node(struct cxib_dev *dev)
 out:
 	kfree(data);
 	return err;
+}
+
+/* ---- process_mad ------------------------------------------------------------------------ */
+
+/**
+ * cxib_mad_route() - where a MAD offered to process_mad goes
+ * @mgmt_class: the MAD's management class
+ * @method: its method
+ * @attr_id: its attribute ID
+ * @slid: the LID it came from (meaningful only with @have_wc)
+ * @have_wc: it was received (or is a local directed-route SMP), with a work completion
+ *
+ * The firmware hosts the SMA (classes 0x01 and 0x81) and the PMA (0x04): their requests go
+ * to MAD_IFC.  SMInfo is the subnet manager's attribute, not the SMA's, and responses,
+ * traps and reports arriving at this port are for the host's agents (opensm, perfquery,
+ * the SA client): those pass, as does every other class.  A trap that did not come from
+ * the wire (no work completion, or source LID 0) is the node's own and is dropped.
+ *
+ * Return: the route, enum cxib_mad_route.
+ */
+enum cxib_mad_route cxib_mad_route(u8 mgmt_class, u8 method, u16 attr_id, u16 slid,
+				   bool have_wc)
+{
+	if (method == CXIB_MGMT_METHOD_TRAP && (!have_wc || !slid))
+		return CXIB_MAD_ROUTE_CONSUME;
+
+	switch (mgmt_class) {
+	case CXIB_MGMT_CLASS_SUBN_LID_ROUTED:
+	case CXIB_MGMT_CLASS_SUBN_DIRECTED_ROUTE:
+		if (attr_id == CXIB_SMP_ATTR_SM_INFO)
+			return CXIB_MAD_ROUTE_PASS;
+		switch (method) {
+		case CXIB_MGMT_METHOD_GET:
+		case CXIB_MGMT_METHOD_SET:
+			return CXIB_MAD_ROUTE_FW;
+		case CXIB_MGMT_METHOD_TRAP_REPRESS:
+			return CXIB_MAD_ROUTE_FW_CONSUME;
+		default:
+			return CXIB_MAD_ROUTE_PASS;
+		}
+	case CXIB_MGMT_CLASS_PERF_MGMT:
+		if (method == CXIB_MGMT_METHOD_GET || method == CXIB_MGMT_METHOD_SET)
+			return CXIB_MAD_ROUTE_FW;
+		return CXIB_MAD_ROUTE_PASS;
+	default:
+		return CXIB_MAD_ROUTE_PASS;
+	}
+}
+
+/**
+ * cxib_mad_snoop_sm() - whether a SubnSet(PortInfo) moved a port's master SM
+ * @req: the request the firmware processed
+ * @resp: the firmware's response to it
+ * @port: the port it arrived on
+ * @sm: the master SM last seen on @port; updated when it moved
+ *
+ * Only a SubnSet of @port's PortInfo (attribute modifier 0 or @port) that the SMA applied
+ * (a GetResp of PortInfo with MAD status 0, the direction bit aside) counts; its response
+ * carries the port's PortInfo after the Set.
+ *
+ * Return: true if the response's MasterSMLID or MasterSMSL differ from @sm.
+ */
+bool cxib_mad_snoop_sm(const struct cxib_smp *req, const struct cxib_smp *resp, u32 port,
+		       struct cxib_port_sm *sm)
+{
+	u8 mgmt_class = CXIB_GET(req, CXIB_MAD_MGMT_CLASS);
+	u32 mod = CXIB_GET(req, CXIB_MAD_ATTR_MOD) & CXIB_SMP_PORT_INFO_ATTR_MOD_PORT_MASK;
+	u16 lid;
+	u8 sl;
+
+	if ((mgmt_class != CXIB_MGMT_CLASS_SUBN_LID_ROUTED &&
+	     mgmt_class != CXIB_MGMT_CLASS_SUBN_DIRECTED_ROUTE) ||
+	    CXIB_GET(req, CXIB_MAD_METHOD) != CXIB_MGMT_METHOD_SET ||
+	    CXIB_GET(req, CXIB_MAD_ATTR_ID) != CXIB_SMP_ATTR_PORT_INFO ||
+	    (mod && mod != port))
+		return false;
+	if (CXIB_GET(resp, CXIB_MAD_METHOD) != CXIB_MGMT_METHOD_GET_RESP ||
+	    CXIB_GET(resp, CXIB_MAD_ATTR_ID) != CXIB_SMP_ATTR_PORT_INFO ||
+	    (CXIB_GET(resp, CXIB_MAD_STATUS) & ~CXIB_SMP_DIRECTION) != CXIB_MAD_STATUS_SUCCESS)
+		return false;
+
+	lid = CXIB_GET(resp->data, CXIB_SMP_PORT_INFO_MASTER_SM_LID);
+	sl = CXIB_GET(resp->data, CXIB_SMP_PORT_INFO_MASTER_SM_SL);
+	if (lid == sm->lid && sl == sm->sl)
+		return false;
+	sm->lid = lid;
+	sm->sl = sl;
+	return true;
+}
+
+/**
+ * cxib_mad_sm_init() - read where the ports' master SM is
+ * @dev: the device, not yet registered
+ *
+ * Return: 0 or a negative errno.
+ */
+int cxib_mad_sm_init(struct cxib_dev *dev)
+{
+	u8 *pi;
+	u32 port;
+	int err = 0;
+
+	pi = kzalloc(CXIB_SMP_DATA_SIZE, GFP_KERNEL);
+	if (!pi)
+		return -ENOMEM;
+	for (port = 1; port <= CXIB_IB_PORTS; port++) {
+		err = cxib_mad_query(dev, port, CXIB_SMP_ATTR_PORT_INFO, port, pi);
+		if (err)
+			break;
+		spin_lock(&dev->sm_lock);
+		dev->port_sm[port - 1].lid = CXIB_GET(pi, CXIB_SMP_PORT_INFO_MASTER_SM_LID);
+		dev->port_sm[port - 1].sl = CXIB_GET(pi, CXIB_SMP_PORT_INFO_MASTER_SM_SL);
+		spin_unlock(&dev->sm_lock);
+	}
+	kfree(pi);
+	return err;
+}
+
+/*
+ * After the firmware applied a SubnSet(PortInfo): IB_EVENT_SM_CHANGE if the master SM
+ * moved.  The firmware's PORT_CHANGE events cover LID, P_Key, GID (GidPrefix and GUIDInfo
+ * included), client reregistration and the port state, so nothing else is snooped.
+ */
+static void cxib_mad_snoop(struct cxib_dev *dev, u32 port, const struct cxib_smp *req,
+			   const struct cxib_smp *resp)
+{
+	bool moved;
+
+	spin_lock(&dev->sm_lock);
+	moved = cxib_mad_snoop_sm(req, resp, port, &dev->port_sm[port - 1]);
+	spin_unlock(&dev->sm_lock);
+	if (moved) {
+		dev_dbg(&dev->pdev->dev, "port %u: master SM now LID 0x%x SL %u\n", port,
+			CXIB_GET(resp->data, CXIB_SMP_PORT_INFO_MASTER_SM_LID),
+			CXIB_GET(resp->data, CXIB_SMP_PORT_INFO_MASTER_SM_SL));
+		cxib_ib_dispatch_port_event(dev, port, IB_EVENT_SM_CHANGE);
+	}
+}
+
+/**
+ * cxib_process_mad() - ib_device_ops.process_mad: offer a MAD to the firmware's agents
+ * @ibdev: the device
+ * @mad_flags: IB_MAD_IGNORE_MKEY, IB_MAD_IGNORE_BKEY
+ * @port_num: the port
+ * @in_wc: the MAD's receive completion (for a local directed-route SMP the one ib_mad
+ *	made up), or NULL for a MAD the RDMA core generated itself (sysfs PMA counters)
+ * @in_grh: the GRH, or NULL
+ * @in_mad: the MAD
+ * @out_mad: room for the response
+ * @out_mad_size: size of @out_mad; set to the response's size with a reply
+ * @out_mad_pkey_index: set to the P_Key index to send the reply with
+ *
+ * Routes the MAD with cxib_mad_route().  MAD_IFC's input carries the source LID
+ * (permissive without @in_wc) and skips the M_Key check for the core's own MADs and with
+ * IB_MAD_IGNORE_MKEY, the B_Key check for the core's own MADs and with IB_MAD_IGNORE_BKEY.
+ * A MAD the firmware drops (an M_Key violation) is consumed; a directed-route response
+ * always leaves with the direction bit set.  Called in process context (ib_mad's
+ * completion workqueue, a thread posting a directed-route SMP that ends at this port,
+ * sysfs) and sleeps: MAD_IFC is a firmware command.  Nothing is logged above debug level
+ * for what a MAD from the wire can cause.
+ *
+ * Return: IB_MAD_RESULT_SUCCESS, alone to pass the MAD on to the host's agents, with
+ * IB_MAD_RESULT_REPLY to send @out_mad back, with IB_MAD_RESULT_CONSUMED to drop it;
+ * IB_MAD_RESULT_FAILURE if MAD_IFC failed.
+ */
+int cxib_process_mad(struct ib_device *ibdev, int mad_flags, u32 port_num,
+		     const struct ib_wc *in_wc, const struct ib_grh *in_grh,
+		     const struct ib_mad *in_mad, struct ib_mad *out_mad, size_t *out_mad_size,
+		     u16 *out_mad_pkey_index)
+{
+	struct cxib_dev *dev = to_cxib_dev(ibdev);
+	const struct cxib_smp *req = (const struct cxib_smp *)in_mad;
+	struct cxib_smp *resp = (struct cxib_smp *)out_mad;
+	u8 mgmt_class = CXIB_GET(req, CXIB_MAD_MGMT_CLASS);
+	u16 slid = in_wc ? ib_lid_cpu16(in_wc->slid) : be16_to_cpu(IB_LID_PERMISSIVE);
+	enum cxib_mad_route route;
+	u16 op_mod = 0;
+	int err;
+
+	BUILD_BUG_ON(sizeof(*in_mad) != CXIB_MAD_SIZE);
+
+	route = cxib_mad_route(mgmt_class, CXIB_GET(req, CXIB_MAD_METHOD),
+			       CXIB_GET(req, CXIB_MAD_ATTR_ID), slid, !!in_wc);
+	if (route == CXIB_MAD_ROUTE_PASS)
+		return IB_MAD_RESULT_SUCCESS;
+	if (route == CXIB_MAD_ROUTE_CONSUME)
+		return IB_MAD_RESULT_SUCCESS | IB_MAD_RESULT_CONSUMED;
+	if (port_num < 1 || port_num > ibdev->phys_port_cnt ||
+	    WARN_ON_ONCE(*out_mad_size < sizeof(*out_mad)))
+		return IB_MAD_RESULT_FAILURE;
+
+	if (!in_wc || (mad_flags & IB_MAD_IGNORE_MKEY))
+		op_mod |= CXIB_MAD_IFC_IGNORE_MKEY;
+	if (!in_wc || (mad_flags & IB_MAD_IGNORE_BKEY))
+		op_mod |= CXIB_MAD_IFC_IGNORE_BKEY;
+	err = cxib_cmd_mad_ifc(dev, port_num, op_mod, slid, req, resp);
+	if (err == -EBADMSG) {
+		dev_dbg(&dev->pdev->dev,
+			"port %u: firmware dropped MAD class 0x%02x method 0x%02x attr 0x%04x from LID 0x%x\n",
+			port_num, mgmt_class, CXIB_GET(req, CXIB_MAD_METHOD),
+			CXIB_GET(req, CXIB_MAD_ATTR_ID), slid);
+		return IB_MAD_RESULT_SUCCESS | IB_MAD_RESULT_CONSUMED;
+	}
+	if (err)
+		return IB_MAD_RESULT_FAILURE;	/* the command engine logged it */
+
+	/* The firmware sets the direction bit; ib_mad would drop a DR response without it. */
+	if (mgmt_class == CXIB_MGMT_CLASS_SUBN_DIRECTED_ROUTE)
+		CXIB_SET(resp, CXIB_MAD_STATUS,
+			 CXIB_GET(resp, CXIB_MAD_STATUS) | CXIB_SMP_DIRECTION);
+	cxib_mad_snoop(dev, port_num, req, resp);
+
+	if (route == CXIB_MAD_ROUTE_FW_CONSUME)
+		return IB_MAD_RESULT_SUCCESS | IB_MAD_RESULT_CONSUMED;
+	*out_mad_size = sizeof(*out_mad);
+	*out_mad_pkey_index = in_wc ? in_wc->pkey_index : 0;
+	return IB_MAD_RESULT_SUCCESS | IB_MAD_RESULT_REPLY;
 }
