@@ -1,0 +1,167 @@
+# SPDX-License-Identifier: GPL-2.0-only
+"""Host tests of scripts/cxlab itself: the status table, QMP, scenario lookup, --script.
+
+Run: python3 -m unittest discover -s scripts/tests -t scripts/tests
+"""
+
+import importlib.machinery
+import importlib.util
+import json
+import os
+import shutil
+import socket
+import tempfile
+import threading
+import unittest
+
+TOP = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+
+def load_cxlab():
+    path = os.path.join(TOP, "scripts", "cxlab")
+    loader = importlib.machinery.SourceFileLoader("cxlab", path)
+    spec = importlib.util.spec_from_loader("cxlab", loader)
+    mod = importlib.util.module_from_spec(spec)
+    loader.exec_module(mod)
+    return mod
+
+
+cx = load_cxlab()
+
+
+class FakeQEMU:
+    """A QMP server on @path answering qom-get from @props ({(path, property): value});
+    an absent property gets QEMU's error.  Sends an event before each answer."""
+
+    def __init__(self, path, props):
+        self.props, self.seen = props, []
+        self.srv = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        self.srv.bind(path)
+        self.srv.listen(4)
+        self.thread = threading.Thread(target=self.serve, daemon=True)
+        self.thread.start()
+
+    def serve(self):
+        while True:
+            try:
+                c, _ = self.srv.accept()
+            except OSError:
+                return
+            with c:
+                c.sendall(b'{"QMP": {"version": {"qemu": {"major": 7, "minor": 2}}, '
+                          b'"capabilities": []}}\r\n')
+                f = c.makefile("rb")
+                for line in f:
+                    req = json.loads(line)
+                    self.seen.append(req["execute"])
+                    c.sendall(b'{"timestamp": {"seconds": 1, "microseconds": 2}, '
+                              b'"event": "NIC_RX_FILTER_CHANGED"}\r\n')
+                    ans = {"id": req.get("id")}
+                    if req["execute"] == "qom-get":
+                        a = req["arguments"]
+                        key = (a["path"], a["property"])
+                        if key in self.props:
+                            ans["return"] = self.props[key]
+                        else:
+                            ans["error"] = {"class": "GenericError",
+                                            "desc": f"Property 'cxib-pci.{a['property']}' "
+                                                    "not found"}
+                    else:
+                        ans["return"] = {}
+                    c.sendall(json.dumps(ans).encode() + b"\r\n")
+
+    def close(self):
+        self.srv.close()
+
+
+def hca(cable, loopback=False, stats="link_up1=1 sq_doorbells=3"):
+    p = "/machine/peripheral/hca1"
+    out = {(p, "loopback"): loopback, (p, "stats"): stats}
+    if cable is not None:
+        out[(p, "cable")] = cable
+    return out
+
+
+class StatusTable(unittest.TestCase):
+    """The IB cable column comes from the device (QOM over QMP), not from QEMU's log."""
+
+    def setUp(self):
+        self.run = tempfile.mkdtemp()
+        self.servers = []
+        self.addCleanup(shutil.rmtree, self.run)
+
+    def tearDown(self):
+        for s in self.servers:
+            s.close()
+
+    def qemu(self, node, props, log=""):
+        os.makedirs(os.path.join(self.run, node))
+        with open(os.path.join(self.run, node, "qemu.log"), "w") as f:
+            f.write(log)
+        self.servers.append(FakeQEMU(os.path.join(self.run, node, "qmp.sock"), props))
+
+    def rows(self, names):
+        info = {"pci": "15b3:1013@0000:01:00.0", "driver": "cxib", "fw": "12.28.1002",
+                "kernel": "6.12.117+deb12-amd64"}
+        return [cx.status_row({"name": n, "addr": f"192.0.2.{i}", "boot_s": 16.1}, info,
+                              cx.read_hca(self.run, n)) for i, n in enumerate(names, 1)]
+
+    def column(self, text, header):
+        lines = text.splitlines()
+        start = lines[0].index(header)
+        end = lines[1].index(" ", start) if " " in lines[1][start:] else None
+        return [ln[start:end].strip() for ln in lines[2:]]
+
+    def test_cable_up_down_none_loopback(self):
+        self.qemu("node1", hca("/run/cable-1-2.sock"),
+                  log="cxib-pci hca1: cable up, peer guid 0x0002c90300a00002 port 1\n")
+        self.qemu("node2", hca("/run/cable-1-2.sock", stats="link_up1=0 sq_doorbells=0"),
+                  log="cxib-pci: cable up\n")  # a log line no longer decides anything
+        self.qemu("node3", hca(""))
+        self.qemu("node4", hca("", loopback=True))
+        text = cx.status_table(self.rows(["node1", "node2", "node3", "node4"]))
+        self.assertEqual(self.column(text, "IB cable"), ["up", "down", "none", "loopback"])
+        self.assertEqual(self.column(text, "node"), ["node1", "node2", "node3", "node4"])
+        self.assertEqual(self.column(text, "boot"), ["16.1s"] * 4)
+
+    def test_qmp_is_asked_for_the_properties(self):
+        self.qemu("node1", hca("/run/c.sock"))
+        got = cx.read_hca(self.run, "node1")
+        self.assertEqual(got, {"cable": "/run/c.sock", "loopback": False,
+                               "stats": "link_up1=1 sq_doorbells=3"})
+        self.assertEqual(self.servers[0].seen[0], "qmp_capabilities")
+        self.assertEqual(self.servers[0].seen[1:], ["qom-get"] * len(cx.HCA_PROPERTIES))
+
+    def test_refused_property_is_unknown(self):
+        self.qemu("node1", hca(None))
+        got = cx.read_hca(self.run, "node1")
+        self.assertIn("cable", got["errors"])
+        self.assertEqual(cx.cable_state(got), "?")
+
+    def test_no_qmp_socket_is_unknown_and_says_where(self):
+        os.makedirs(os.path.join(self.run, "node1"))
+        got = cx.read_hca(self.run, "node1")
+        self.assertIn(os.path.join(self.run, "node1", "qmp.sock"), got["error"])
+        row = self.rows(["node1"])[0]
+        self.assertEqual(row["cable"], "?")
+
+    def test_link_without_counter_is_unknown(self):
+        self.assertEqual(cx.cable_state({"cable": "/c", "loopback": False, "stats": "x=1"}),
+                         "?")
+
+    def test_json_row_keeps_the_cable(self):
+        self.qemu("node1", hca("/run/c.sock"))
+        self.assertEqual(json.loads(json.dumps(self.rows(["node1"])))[0]["cable"], "up")
+
+    def test_qemu_command_line_has_a_qmp_socket(self):
+        paths = {k: f"/x/{k}" for k in ("qemu", "kernel", "initramfs", "rootfs")}
+        cmd = cx.qemu_cmdline(paths, self.run, "node1", 1, 2, [1, 2], 3, self.run, 1024,
+                              "6.12", netfd=5)
+        i = cmd.index("-qmp")
+        self.assertEqual(cmd[i + 1],
+                         f"unix:{os.path.join(self.run, 'node1')}/qmp.sock,server=on,wait=off")
+        self.assertIn(f"cxib-pci,id=hca1,bus=rp1,guid=0x2c90300a00001,serial=1,"
+                      f"cable={self.run}/cable-1-2.sock,cable-listen=on", cmd)
+
+if __name__ == "__main__":
+    unittest.main()
