@@ -163,5 +163,40 @@ class StatusTable(unittest.TestCase):
         self.assertIn(f"cxib-pci,id=hca1,bus=rp1,guid=0x2c90300a00001,serial=1,"
                       f"cable={self.run}/cable-1-2.sock,cable-listen=on", cmd)
 
+class Scenarios(unittest.TestCase):
+    def test_lib_is_not_listed(self):
+        names = cx.scenario_names()
+        self.assertIn("smoke", names)
+        self.assertNotIn("lib", names)
+
+    def test_unknown_scenario_lists_only_scenarios(self):
+        with self.assertRaises(cx.LabError) as e:
+            cx.find_scenario("nosuch")
+        msg = str(e.exception)
+        self.assertIn("no scenario 'nosuch'", msg)
+        avail = msg.split("available: ", 1)[1].split(", ")
+        self.assertIn("smoke", avail)
+        self.assertNotIn("lib", avail)
+
+    def test_library_by_name_is_refused(self):
+        with self.assertRaises(cx.LabError) as e:
+            cx.find_scenario("lib")
+        self.assertIn("not a scenario", str(e.exception))
+
+    def test_scenario_by_name_and_with_sh(self):
+        want = os.path.join(TOP, "tests", "e2e", "smoke.sh")
+        self.assertEqual(cx.find_scenario("smoke"), want)
+        self.assertEqual(cx.find_scenario("smoke.sh"), want)
+
+    def test_a_directory_of_scenarios(self):
+        d = tempfile.mkdtemp()
+        self.addCleanup(shutil.rmtree, d)
+        for name, text in (("a.sh", "#!/bin/bash\n"), ("helpers.sh", "f() { :; }\n"),
+                           ("notes.txt", "#!/bin/bash\n")):
+            with open(os.path.join(d, name), "w") as f:
+                f.write(text)
+        self.assertEqual(cx.scenario_names(d), ["a"])
+
+
 if __name__ == "__main__":
     unittest.main()
