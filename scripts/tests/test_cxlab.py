@@ -198,5 +198,70 @@ class Scenarios(unittest.TestCase):
         self.assertEqual(cx.scenario_names(d), ["a"])
 
 
+class Script(unittest.TestCase):
+    def test_standard_input(self):
+        import io
+        self.assertEqual(cx.read_script("-", io.BytesIO(b"echo hi\n")), b"echo hi\n")
+
+    def test_pipe_as_dev_fd(self):
+        r, w = os.pipe()
+        os.write(w, b"#!/bin/bash\nuname -r\n")
+        os.close(w)
+        try:
+            self.assertEqual(cx.read_script(f"/dev/fd/{r}"), b"#!/bin/bash\nuname -r\n")
+        finally:
+            os.close(r)
+
+    def test_file(self):
+        with tempfile.NamedTemporaryFile("wb", suffix=".sh") as f:
+            f.write(b"true\n")
+            f.flush()
+            self.assertEqual(cx.read_script(f.name), b"true\n")
+
+    def test_empty_and_missing_say_what_to_do(self):
+        import io
+        with self.assertRaises(cx.LabError) as e:
+            cx.read_script("-", io.BytesIO(b" \n"))
+        self.assertIn("empty", str(e.exception))
+        with self.assertRaises(cx.LabError) as e:
+            cx.read_script("/nonexistent/x.sh")
+        self.assertIn("- to read it from standard input", str(e.exception))
+        with self.assertRaises(cx.LabError) as e:
+            cx.read_script(tempfile.gettempdir())
+        self.assertIn("is a directory", str(e.exception))
+
+    def test_run_takes_the_script_from_standard_input(self):
+        import argparse
+        import contextlib
+        import io
+        import sys
+        tmp = tempfile.mkdtemp()
+        self.addCleanup(shutil.rmtree, tmp)
+        st = {"run": tmp, "kver": "6.12", "nodes": [{"name": "node1", "addr": "192.0.2.1"}]}
+        ran = []
+
+        def run_job(st, job, script, nodes, timeout, results):
+            with open(script, "rb") as f:
+                ran.append((job, f.read()))
+            return {"node1": {"rc": 0, "status": "pass", "seconds": 0.1, "output": None}}
+        saved = (cx.load_state, cx.run_job, cx.new_results_dir, sys.stdin)
+        cx.load_state, cx.run_job = (lambda: st), run_job
+        cx.new_results_dir = lambda args, what: tmp
+        sys.stdin = io.TextIOWrapper(io.BytesIO(b"#!/bin/bash\necho from-stdin\n"))
+        try:
+            args = argparse.Namespace(scenarios=[], script="-", timeout=None, node=None,
+                                      nodes=None, verbose=False, json=None, results=None)
+            with contextlib.redirect_stdout(io.StringIO()):
+                rc = cx.cmd_run(args)
+        finally:
+            cx.load_state, cx.run_job, cx.new_results_dir, sys.stdin = saved
+        self.assertEqual(rc, 0)
+        self.assertEqual(len(ran), 1)
+        self.assertTrue(ran[0][0].startswith("script-"))
+        self.assertEqual(ran[0][1], b"#!/bin/bash\necho from-stdin\n")
+        with open(os.path.join(tmp, "script.sh"), "rb") as f:
+            self.assertEqual(f.read(), ran[0][1])  # a copy stays with the results
+
+
 if __name__ == "__main__":
     unittest.main()
