@@ -263,5 +263,65 @@ class Script(unittest.TestCase):
             self.assertEqual(f.read(), ran[0][1])  # a copy stays with the results
 
 
+class ModuleIndex(unittest.TestCase):
+    """depmod on the host for the guest's tree with the host-built modules in updates/cxlab."""
+
+    def tree(self):
+        """A small module tree made of a few of the host's real modules."""
+        import glob
+        import lzma
+        found = sorted(glob.glob("/lib/modules/*/kernel/lib/*.ko*"))
+        if len(found) < 2 or not (shutil.which("depmod") or os.path.exists("/usr/sbin/depmod")):
+            self.skipTest("needs a kernel's modules in /lib/modules and depmod (kmod)")
+        tmp = tempfile.mkdtemp()
+        self.addCleanup(shutil.rmtree, tmp)
+        moddir = os.path.join(tmp, "host")
+        os.makedirs(os.path.join(moddir, "kernel", "lib"))
+        shutil.copy2(found[0], os.path.join(moddir, "kernel", "lib"))
+        with open(os.path.join(moddir, "modules.order"), "w") as f:
+            f.write("kernel/lib/" + os.path.basename(found[0]) + "\n")
+        ours = os.path.join(tmp, "ours.ko")
+        opener = lzma.open if found[1].endswith(".xz") else open
+        with opener(found[1], "rb") as src, open(ours, "wb") as dst:
+            dst.write(src.read())
+        return moddir, {"ours.ko": ours}, os.path.join(tmp, "cache")
+
+    def test_index_lists_the_installed_module_and_is_cached(self):
+        import contextlib
+        import io
+        moddir, mods, cache = self.tree()
+        with contextlib.redirect_stdout(io.StringIO()):
+            out = cx.module_index("9.9.9-test", mods, moddir=moddir, cache=cache)
+        with open(os.path.join(out, "modules.dep")) as f:
+            dep = f.read()
+        self.assertIn("updates/cxlab/ours.ko:", dep)
+        self.assertIn("kernel/lib/", dep)
+        self.assertTrue(os.path.isfile(os.path.join(out, "modules.dep.bin")))
+        self.assertFalse(os.path.exists(os.path.join(out, "modules.order")))
+        saved = cx.subprocess.run
+        cx.subprocess.run = None  # a second call must not run depmod
+        try:
+            self.assertEqual(cx.module_index("9.9.9-test", mods, moddir=moddir, cache=cache),
+                             out)
+        finally:
+            cx.subprocess.run = saved
+        with open(mods["ours.ko"], "ab") as f:
+            f.write(b"\0")  # another build of the module: another index
+        with contextlib.redirect_stdout(io.StringIO()):
+            self.assertNotEqual(cx.module_index("9.9.9-test", mods, moddir=moddir,
+                                                cache=cache), out)
+
+    def test_missing_kernel_modules_say_what_to_install(self):
+        tmp = tempfile.mkdtemp()
+        self.addCleanup(shutil.rmtree, tmp)
+        ko = os.path.join(tmp, "cxib.ko")
+        with open(ko, "wb") as f:
+            f.write(b"x")
+        with self.assertRaises(cx.LabError) as e:
+            cx.module_index("9.9.9-test", {"cxib.ko": ko}, moddir=os.path.join(tmp, "none"),
+                            cache=os.path.join(tmp, "cache"))
+        self.assertIn("scripts/setup", str(e.exception))
+
+
 if __name__ == "__main__":
     unittest.main()
