@@ -20,7 +20,6 @@ check() { # check "what" command...
 }
 has() { grep -qE "$1" "$2"; } # has REGEX FILE
 
-ko=/cxlab/modules/$(uname -r)/cxib.ko
 dev=$(lspci -D -n -d 15b3:1013 | awk 'NR==1 {print $1}')
 sys=/sys/class/infiniband/cxib_0
 
@@ -68,12 +67,12 @@ check "ibstat: rate is known" has 'Rate: [1-9]' ibstat.txt
 
 check "interrupts: command EQ on MSI-X" grep -q "cxib-cmd@$dev" /proc/interrupts
 check "modinfo documents the parameters" bash -c \
-	"modinfo $ko | grep -q '^parm:.*cmd_timeout_ms:' && modinfo $ko | grep -q '^parm:.*init_timeout_ms:'"
+	"modinfo cxib | grep -q '^parm:.*cmd_timeout_ms:' && modinfo cxib | grep -q '^parm:.*init_timeout_ms:'"
 
 for round in 1 2; do
 	check "rmmod cxib (round $round)" rmmod cxib
 	check "cxib_0 gone after rmmod" bash -c "! test -e $sys"
-	check "insmod cxib (round $round)" insmod "$ko"
+	check "modprobe cxib (round $round)" modprobe cxib
 	for _ in $(seq 50); do [ -e $sys/ports/1/state ] && break; sleep 0.1; done
 	check "cxib_0 back, same node GUID" test "$(cat $sys/node_guid 2>/dev/null)" = "$guid"
 	check "port 1 ACTIVE again" test "$(cat $sys/ports/1/state 2>/dev/null)" = "4: ACTIVE"
@@ -91,7 +90,7 @@ for _ in $(seq 50); do has 'DEVICE_FATAL' asyncwatch.txt && break; sleep 0.1; do
 check "the context was told the device is gone" has 'IBV_EVENT_DEVICE_FATAL' asyncwatch.txt
 kill "$watcher" 2>/dev/null
 wait "$watcher" 2>/dev/null
-check "insmod cxib after that" insmod "$ko"
+check "modprobe cxib after that" modprobe cxib
 for _ in $(seq 50); do [ -e $sys/ports/1/state ] && break; sleep 0.1; done
 check "cxib_0 back again" test "$(cat $sys/node_guid 2>/dev/null)" = "$guid"
 

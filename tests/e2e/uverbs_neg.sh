@@ -95,8 +95,7 @@ done
 
 # --- driver unload and reload on this node ---
 reload_driver() { # CASE: unload within 30 s, load, port ACTIVE, libibverbs sees it
-	local c=$1 t0=$SECONDS ko
-	ko=/cxlab/modules/$(uname -r)/cxib.ko
+	local c=$1 t0=$SECONDS
 	if [ "$E2E_MODE" = rxe ]; then
 		rdma link delete rxe0 >"$c.out" 2>&1
 		timeout 30 modprobe -r rdma_rxe >>"$c.out" 2>&1
@@ -109,7 +108,7 @@ reload_driver() { # CASE: unload within 30 s, load, port ACTIVE, libibverbs sees
 		return 1
 	fi
 	if [ "$E2E_MODE" != rxe ] && [ "$DEV" = cxib_0 ]; then
-		insmod "$ko" >>"$c.out" 2>&1
+		modprobe cxib >>"$c.out" 2>&1
 	fi
 	if ! e2e_setup >>"$c.out" 2>&1; then
 		e2e_result "$c" FAIL "after reload: $E2E_SETUP_REASON" $((SECONDS - t0))

@@ -1,0 +1,327 @@
+# SPDX-License-Identifier: GPL-2.0-only
+"""Host tests of scripts/cxlab itself: the status table, QMP, scenario lookup, --script.
+
+Run: python3 -m unittest discover -s scripts/tests -t scripts/tests
+"""
+
+import importlib.machinery
+import importlib.util
+import json
+import os
+import shutil
+import socket
+import tempfile
+import threading
+import unittest
+
+TOP = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+
+def load_cxlab():
+    path = os.path.join(TOP, "scripts", "cxlab")
+    loader = importlib.machinery.SourceFileLoader("cxlab", path)
+    spec = importlib.util.spec_from_loader("cxlab", loader)
+    mod = importlib.util.module_from_spec(spec)
+    loader.exec_module(mod)
+    return mod
+
+
+cx = load_cxlab()
+
+
+class FakeQEMU:
+    """A QMP server on @path answering qom-get from @props ({(path, property): value});
+    an absent property gets QEMU's error.  Sends an event before each answer."""
+
+    def __init__(self, path, props):
+        self.props, self.seen = props, []
+        self.srv = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        self.srv.bind(path)
+        self.srv.listen(4)
+        self.thread = threading.Thread(target=self.serve, daemon=True)
+        self.thread.start()
+
+    def serve(self):
+        while True:
+            try:
+                c, _ = self.srv.accept()
+            except OSError:
+                return
+            with c:
+                c.sendall(b'{"QMP": {"version": {"qemu": {"major": 7, "minor": 2}}, '
+                          b'"capabilities": []}}\r\n')
+                f = c.makefile("rb")
+                for line in f:
+                    req = json.loads(line)
+                    self.seen.append(req["execute"])
+                    c.sendall(b'{"timestamp": {"seconds": 1, "microseconds": 2}, '
+                              b'"event": "NIC_RX_FILTER_CHANGED"}\r\n')
+                    ans = {"id": req.get("id")}
+                    if req["execute"] == "qom-get":
+                        a = req["arguments"]
+                        key = (a["path"], a["property"])
+                        if key in self.props:
+                            ans["return"] = self.props[key]
+                        else:
+                            ans["error"] = {"class": "GenericError",
+                                            "desc": f"Property 'cxib-pci.{a['property']}' "
+                                                    "not found"}
+                    else:
+                        ans["return"] = {}
+                    c.sendall(json.dumps(ans).encode() + b"\r\n")
+
+    def close(self):
+        self.srv.close()
+
+
+def hca(cable, loopback=False, stats="link_up1=1 sq_doorbells=3"):
+    p = "/machine/peripheral/hca1"
+    out = {(p, "loopback"): loopback, (p, "stats"): stats}
+    if cable is not None:
+        out[(p, "cable")] = cable
+    return out
+
+
+class StatusTable(unittest.TestCase):
+    """The IB cable column comes from the device (QOM over QMP), not from QEMU's log."""
+
+    def setUp(self):
+        self.run = tempfile.mkdtemp()
+        self.servers = []
+        self.addCleanup(shutil.rmtree, self.run)
+
+    def tearDown(self):
+        for s in self.servers:
+            s.close()
+
+    def qemu(self, node, props, log=""):
+        os.makedirs(os.path.join(self.run, node))
+        with open(os.path.join(self.run, node, "qemu.log"), "w") as f:
+            f.write(log)
+        self.servers.append(FakeQEMU(os.path.join(self.run, node, "qmp.sock"), props))
+
+    def rows(self, names):
+        info = {"pci": "15b3:1013@0000:01:00.0", "driver": "cxib", "fw": "12.28.1002",
+                "kernel": "6.12.117+deb12-amd64"}
+        return [cx.status_row({"name": n, "addr": f"192.0.2.{i}", "boot_s": 16.1}, info,
+                              cx.read_hca(self.run, n)) for i, n in enumerate(names, 1)]
+
+    def column(self, text, header):
+        lines = text.splitlines()
+        start = lines[0].index(header)
+        end = lines[1].index(" ", start) if " " in lines[1][start:] else None
+        return [ln[start:end].strip() for ln in lines[2:]]
+
+    def test_cable_up_down_none_loopback(self):
+        self.qemu("node1", hca("/run/cable-1-2.sock"),
+                  log="cxib-pci hca1: cable up, peer guid 0x0002c90300a00002 port 1\n")
+        self.qemu("node2", hca("/run/cable-1-2.sock", stats="link_up1=0 sq_doorbells=0"),
+                  log="cxib-pci: cable up\n")  # a log line no longer decides anything
+        self.qemu("node3", hca(""))
+        self.qemu("node4", hca("", loopback=True))
+        text = cx.status_table(self.rows(["node1", "node2", "node3", "node4"]))
+        self.assertEqual(self.column(text, "IB cable"), ["up", "down", "none", "loopback"])
+        self.assertEqual(self.column(text, "node"), ["node1", "node2", "node3", "node4"])
+        self.assertEqual(self.column(text, "boot"), ["16.1s"] * 4)
+
+    def test_qmp_is_asked_for_the_properties(self):
+        self.qemu("node1", hca("/run/c.sock"))
+        got = cx.read_hca(self.run, "node1")
+        self.assertEqual(got, {"cable": "/run/c.sock", "loopback": False,
+                               "stats": "link_up1=1 sq_doorbells=3"})
+        self.assertEqual(self.servers[0].seen[0], "qmp_capabilities")
+        self.assertEqual(self.servers[0].seen[1:], ["qom-get"] * len(cx.HCA_PROPERTIES))
+
+    def test_refused_property_is_unknown(self):
+        self.qemu("node1", hca(None))
+        got = cx.read_hca(self.run, "node1")
+        self.assertIn("cable", got["errors"])
+        self.assertEqual(cx.cable_state(got), "?")
+
+    def test_no_qmp_socket_is_unknown_and_says_where(self):
+        os.makedirs(os.path.join(self.run, "node1"))
+        got = cx.read_hca(self.run, "node1")
+        self.assertIn(os.path.join(self.run, "node1", "qmp.sock"), got["error"])
+        row = self.rows(["node1"])[0]
+        self.assertEqual(row["cable"], "?")
+
+    def test_link_without_counter_is_unknown(self):
+        self.assertEqual(cx.cable_state({"cable": "/c", "loopback": False, "stats": "x=1"}),
+                         "?")
+
+    def test_json_row_keeps_the_cable(self):
+        self.qemu("node1", hca("/run/c.sock"))
+        self.assertEqual(json.loads(json.dumps(self.rows(["node1"])))[0]["cable"], "up")
+
+    def test_qemu_command_line_has_a_qmp_socket(self):
+        paths = {k: f"/x/{k}" for k in ("qemu", "kernel", "initramfs", "rootfs")}
+        cmd = cx.qemu_cmdline(paths, self.run, "node1", 1, 2, [1, 2], 3, self.run, 1024,
+                              "6.12", netfd=5)
+        i = cmd.index("-qmp")
+        self.assertEqual(cmd[i + 1],
+                         f"unix:{os.path.join(self.run, 'node1')}/qmp.sock,server=on,wait=off")
+        self.assertIn(f"cxib-pci,id=hca1,bus=rp1,guid=0x2c90300a00001,serial=1,"
+                      f"cable={self.run}/cable-1-2.sock,cable-listen=on", cmd)
+
+class Scenarios(unittest.TestCase):
+    def test_lib_is_not_listed(self):
+        names = cx.scenario_names()
+        self.assertIn("smoke", names)
+        self.assertNotIn("lib", names)
+
+    def test_unknown_scenario_lists_only_scenarios(self):
+        with self.assertRaises(cx.LabError) as e:
+            cx.find_scenario("nosuch")
+        msg = str(e.exception)
+        self.assertIn("no scenario 'nosuch'", msg)
+        avail = msg.split("available: ", 1)[1].split(", ")
+        self.assertIn("smoke", avail)
+        self.assertNotIn("lib", avail)
+
+    def test_library_by_name_is_refused(self):
+        with self.assertRaises(cx.LabError) as e:
+            cx.find_scenario("lib")
+        self.assertIn("not a scenario", str(e.exception))
+
+    def test_scenario_by_name_and_with_sh(self):
+        want = os.path.join(TOP, "tests", "e2e", "smoke.sh")
+        self.assertEqual(cx.find_scenario("smoke"), want)
+        self.assertEqual(cx.find_scenario("smoke.sh"), want)
+
+    def test_a_directory_of_scenarios(self):
+        d = tempfile.mkdtemp()
+        self.addCleanup(shutil.rmtree, d)
+        for name, text in (("a.sh", "#!/bin/bash\n"), ("helpers.sh", "f() { :; }\n"),
+                           ("notes.txt", "#!/bin/bash\n")):
+            with open(os.path.join(d, name), "w") as f:
+                f.write(text)
+        self.assertEqual(cx.scenario_names(d), ["a"])
+
+
+class Script(unittest.TestCase):
+    def test_standard_input(self):
+        import io
+        self.assertEqual(cx.read_script("-", io.BytesIO(b"echo hi\n")), b"echo hi\n")
+
+    def test_pipe_as_dev_fd(self):
+        r, w = os.pipe()
+        os.write(w, b"#!/bin/bash\nuname -r\n")
+        os.close(w)
+        try:
+            self.assertEqual(cx.read_script(f"/dev/fd/{r}"), b"#!/bin/bash\nuname -r\n")
+        finally:
+            os.close(r)
+
+    def test_file(self):
+        with tempfile.NamedTemporaryFile("wb", suffix=".sh") as f:
+            f.write(b"true\n")
+            f.flush()
+            self.assertEqual(cx.read_script(f.name), b"true\n")
+
+    def test_empty_and_missing_say_what_to_do(self):
+        import io
+        with self.assertRaises(cx.LabError) as e:
+            cx.read_script("-", io.BytesIO(b" \n"))
+        self.assertIn("empty", str(e.exception))
+        with self.assertRaises(cx.LabError) as e:
+            cx.read_script("/nonexistent/x.sh")
+        self.assertIn("- to read it from standard input", str(e.exception))
+        with self.assertRaises(cx.LabError) as e:
+            cx.read_script(tempfile.gettempdir())
+        self.assertIn("is a directory", str(e.exception))
+
+    def test_run_takes_the_script_from_standard_input(self):
+        import argparse
+        import contextlib
+        import io
+        import sys
+        tmp = tempfile.mkdtemp()
+        self.addCleanup(shutil.rmtree, tmp)
+        st = {"run": tmp, "kver": "6.12", "nodes": [{"name": "node1", "addr": "192.0.2.1"}]}
+        ran = []
+
+        def run_job(st, job, script, nodes, timeout, results):
+            with open(script, "rb") as f:
+                ran.append((job, f.read()))
+            return {"node1": {"rc": 0, "status": "pass", "seconds": 0.1, "output": None}}
+        saved = (cx.load_state, cx.run_job, cx.new_results_dir, sys.stdin)
+        cx.load_state, cx.run_job = (lambda: st), run_job
+        cx.new_results_dir = lambda args, what: tmp
+        sys.stdin = io.TextIOWrapper(io.BytesIO(b"#!/bin/bash\necho from-stdin\n"))
+        try:
+            args = argparse.Namespace(scenarios=[], script="-", timeout=None, node=None,
+                                      nodes=None, verbose=False, json=None, results=None)
+            with contextlib.redirect_stdout(io.StringIO()):
+                rc = cx.cmd_run(args)
+        finally:
+            cx.load_state, cx.run_job, cx.new_results_dir, sys.stdin = saved
+        self.assertEqual(rc, 0)
+        self.assertEqual(len(ran), 1)
+        self.assertTrue(ran[0][0].startswith("script-"))
+        self.assertEqual(ran[0][1], b"#!/bin/bash\necho from-stdin\n")
+        with open(os.path.join(tmp, "script.sh"), "rb") as f:
+            self.assertEqual(f.read(), ran[0][1])  # a copy stays with the results
+
+
+class ModuleIndex(unittest.TestCase):
+    """depmod on the host for the guest's tree with the host-built modules in updates/cxlab."""
+
+    def tree(self):
+        """A small module tree made of a few of the host's real modules."""
+        import glob
+        import lzma
+        found = sorted(glob.glob("/lib/modules/*/kernel/lib/*.ko*"))
+        if len(found) < 2 or not (shutil.which("depmod") or os.path.exists("/usr/sbin/depmod")):
+            self.skipTest("needs a kernel's modules in /lib/modules and depmod (kmod)")
+        tmp = tempfile.mkdtemp()
+        self.addCleanup(shutil.rmtree, tmp)
+        moddir = os.path.join(tmp, "host")
+        os.makedirs(os.path.join(moddir, "kernel", "lib"))
+        shutil.copy2(found[0], os.path.join(moddir, "kernel", "lib"))
+        with open(os.path.join(moddir, "modules.order"), "w") as f:
+            f.write("kernel/lib/" + os.path.basename(found[0]) + "\n")
+        ours = os.path.join(tmp, "ours.ko")
+        opener = lzma.open if found[1].endswith(".xz") else open
+        with opener(found[1], "rb") as src, open(ours, "wb") as dst:
+            dst.write(src.read())
+        return moddir, {"ours.ko": ours}, os.path.join(tmp, "cache")
+
+    def test_index_lists_the_installed_module_and_is_cached(self):
+        import contextlib
+        import io
+        moddir, mods, cache = self.tree()
+        with contextlib.redirect_stdout(io.StringIO()):
+            out = cx.module_index("9.9.9-test", mods, moddir=moddir, cache=cache)
+        with open(os.path.join(out, "modules.dep")) as f:
+            dep = f.read()
+        self.assertIn("updates/cxlab/ours.ko:", dep)
+        self.assertIn("kernel/lib/", dep)
+        self.assertTrue(os.path.isfile(os.path.join(out, "modules.dep.bin")))
+        self.assertFalse(os.path.exists(os.path.join(out, "modules.order")))
+        saved = cx.subprocess.run
+        cx.subprocess.run = None  # a second call must not run depmod
+        try:
+            self.assertEqual(cx.module_index("9.9.9-test", mods, moddir=moddir, cache=cache),
+                             out)
+        finally:
+            cx.subprocess.run = saved
+        with open(mods["ours.ko"], "ab") as f:
+            f.write(b"\0")  # another build of the module: another index
+        with contextlib.redirect_stdout(io.StringIO()):
+            self.assertNotEqual(cx.module_index("9.9.9-test", mods, moddir=moddir,
+                                                cache=cache), out)
+
+    def test_missing_kernel_modules_say_what_to_install(self):
+        tmp = tempfile.mkdtemp()
+        self.addCleanup(shutil.rmtree, tmp)
+        ko = os.path.join(tmp, "cxib.ko")
+        with open(ko, "wb") as f:
+            f.write(b"x")
+        with self.assertRaises(cx.LabError) as e:
+            cx.module_index("9.9.9-test", {"cxib.ko": ko}, moddir=os.path.join(tmp, "none"),
+                            cache=os.path.join(tmp, "cache"))
+        self.assertIn("scripts/setup", str(e.exception))
+
+
+if __name__ == "__main__":
+    unittest.main()
