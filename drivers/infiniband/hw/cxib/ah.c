@@ -68,6 +68,41 @@ int cxib_create_ah(struct ib_ah *ibah, struct rdma_ah_init_attr *init_attr,
 }
 
 /**
+ * cxib_query_ah() - ib_device_ops.query_ah: the address an AH was created with
+ * @ibah: the AH
+ * @attr: filled from the AH's address vector
+ *
+ * ib_mad matches a LID-routed response to its request by comparing the request's AH with
+ * the response's work completion (rcv_has_same_gid() in core/mad.c), so without this no
+ * answer to a LID-routed MAD (sminfo, smpquery by LID, the SA, the PMA) reaches its agent.
+ *
+ * Return: 0.
+ */
+int cxib_query_ah(struct ib_ah *ibah, struct rdma_ah_attr *attr)
+{
+	const struct cxib_wqe_av *av = &to_cxib_ah(ibah)->av;
+	u32 rate = CXIB_GET(av, CXIB_WQE_AV_STAT_RATE);
+	union ib_gid dgid;
+
+	memset(attr, 0, sizeof(*attr));
+	attr->type = RDMA_AH_ATTR_TYPE_IB;
+	rdma_ah_set_port_num(attr, 1);		/* cxib drives port 1 */
+	rdma_ah_set_dlid(attr, CXIB_GET(av, CXIB_WQE_AV_RLID));
+	rdma_ah_set_sl(attr, CXIB_GET(av, CXIB_WQE_AV_SL));
+	rdma_ah_set_path_bits(attr, CXIB_GET(av, CXIB_WQE_AV_MLID));
+	rdma_ah_set_static_rate(attr, rate ? rate - CXIB_AV_STAT_RATE_OFFSET :
+				IB_RATE_PORT_CURRENT);
+	if (CXIB_GET(av, CXIB_WQE_AV_GRH)) {
+		memcpy(dgid.raw, av->rgid, sizeof(dgid.raw));
+		rdma_ah_set_grh(attr, &dgid, CXIB_GET(av, CXIB_WQE_AV_FLOW_LABEL),
+				CXIB_GET(av, CXIB_WQE_AV_SGID_INDEX),
+				CXIB_GET(av, CXIB_WQE_AV_HOP_LIMIT),
+				CXIB_GET(av, CXIB_WQE_AV_TCLASS));
+	}
+	return 0;
+}
+
+/**
  * cxib_destroy_ah() - ib_device_ops.destroy_ah
  * @ibah: the AH
  * @flags: RDMA_DESTROY_AH_SLEEPABLE or 0: nothing here sleeps either way

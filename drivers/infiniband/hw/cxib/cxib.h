@@ -1205,6 +1205,7 @@ int cxib_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
 int cxib_create_ah(struct ib_ah *ibah, struct rdma_ah_init_attr *init_attr,
 		   struct ib_udata *udata);
 int cxib_destroy_ah(struct ib_ah *ibah, u32 flags);
+int cxib_query_ah(struct ib_ah *ibah, struct rdma_ah_attr *attr);
 void cxib_ah_attr_to_av(const struct rdma_ah_attr *attr, struct cxib_wqe_av *av);
 
 /* ucontext.c: user contexts */

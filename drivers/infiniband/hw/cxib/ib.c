@@ -373,6 +373,7 @@ static const struct ib_device_ops cxib_dev_ops = {
 	.post_srq_recv = cxib_post_srq_recv,
 	.process_mad = cxib_process_mad,
 	.query_device = cxib_query_device,
+	.query_ah = cxib_query_ah,
 	.query_gid = cxib_query_gid,
 	.query_pkey = cxib_query_pkey,
 	.query_port = cxib_query_port,
