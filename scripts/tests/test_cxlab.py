@@ -161,7 +161,70 @@ class StatusTable(unittest.TestCase):
         self.assertEqual(cmd[i + 1],
                          f"unix:{os.path.join(self.run, 'node1')}/qmp.sock,server=on,wait=off")
         self.assertIn(f"cxib-pci,id=hca1,bus=rp1,guid=0x2c90300a00001,serial=1,"
-                      f"cable={self.run}/cable-1-2.sock,cable-listen=on", cmd)
+                      f"cable={self.run}/cable-1-2.sock,cable-listen=on,auto-activate=off", cmd)
+
+    def test_only_sm_model_lets_the_device_activate_its_port(self):
+        paths = {k: f"/x/{k}" for k in ("qemu", "kernel", "initramfs", "rootfs")}
+        for sm, want in (("opensm", True), ("none", True), ("model", False)):
+            cmd = cx.qemu_cmdline(paths, self.run, "node2", 2, 2, [1, 2], 3, self.run, 1024,
+                                  "6.12", netfd=5, sm=sm)
+            dev = next(a for a in cmd if a.startswith("cxib-pci,"))
+            self.assertEqual("auto-activate=off" in dev.split(","), want, sm)
+
+    def test_port_lid_and_sm_lid_columns(self):
+        row = cx.status_row({"name": "node2", "addr": "192.0.2.2", "boot_s": 1.0},
+                            {"pci": "15b3:1013@0000:01:00.0", "driver": "cxib", "fw": "12.28.1002",
+                             "lid": "2", "smlid": "1", "port": "ACTIVE", "kernel": "6.12"},
+                            hca("/run/c.sock"))
+        text = cx.status_table([row])
+        head, _, line = text.splitlines()
+        cols = dict(zip([h.strip() for h in head.split("  ") if h.strip()],
+                        [c.strip() for c in line.split("  ") if c.strip()]))
+        self.assertEqual((cols["port"], cols["LID"], cols["SM LID"]), ("ACTIVE", "2", "1"))
+
+
+class SubnetManager(unittest.TestCase):
+    def setUp(self):
+        self.tmp = tempfile.mkdtemp()
+        self.addCleanup(shutil.rmtree, self.tmp)
+        self.jobs = []
+        self.saved = cx.run_job
+        self.addCleanup(setattr, cx, "run_job", self.saved)
+
+    def fake(self, status):
+        def run_job(st, job, script, nodes, timeout, results):
+            with open(script) as f:
+                self.jobs.append((job, f.read(), [n["name"] for n in nodes]))
+            return {n["name"]: {"rc": 0 if status == "pass" else 1, "status": status,
+                                "seconds": 0.1, "output": None} for n in nodes}
+        cx.run_job = run_job
+
+    def st(self, sm):
+        return {"run": self.tmp, "sm": sm, "nodes": [{"name": "node1"}, {"name": "node2"}]}
+
+    def test_opensm_runs_the_sm_job_on_every_node(self):
+        self.fake("pass")
+        cx.sm_bringup(self.st("opensm"), self.tmp)
+        self.assertEqual(len(self.jobs), 1)
+        job, text, nodes = self.jobs[0]
+        self.assertEqual(nodes, ["node1", "node2"])
+        self.assertIn("sm_ensure", text)
+        self.assertIn("sm_wait_active", text)
+        self.assertIn(f"SM_PRIORITY={cx.SM_PRIORITY}", text)
+
+    def test_no_sm_job_without_opensm(self):
+        self.fake("pass")
+        for sm in ("model", "none"):
+            cx.sm_bringup(self.st(sm), self.tmp)
+        cx.sm_bringup({"run": self.tmp, "nodes": []}, self.tmp)   # an older lab
+        self.assertEqual(self.jobs, [])
+
+    def test_a_port_that_stays_down_is_an_error_that_says_what_to_do(self):
+        self.fake("FAIL")
+        with self.assertRaises(cx.LabError) as e:
+            cx.sm_bringup(self.st("opensm"), self.tmp)
+        self.assertIn("node1, node2", str(e.exception))
+        self.assertIn("--sm model", str(e.exception))
 
 class Scenarios(unittest.TestCase):
     def test_lib_is_not_listed(self):

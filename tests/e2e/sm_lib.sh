@@ -1,0 +1,88 @@
+# SPDX-License-Identifier: GPL-2.0-only
+# shellcheck shell=bash
+#
+# tests/e2e/sm_lib.sh: the lab's subnet manager (the stock opensm) inside a node.  Sourced
+# from /cxlab/e2e/sm_lib.sh by the jobs scripts/cxlab runs (`--sm opensm`, the default)
+# and by the subnet-management scenarios.
+#
+#   sm_start [PRIORITY [NAME]]  start opensm on this node's cxib_0 port 1 (daemon, log in
+#                               /var/log/opensm-NAME.log, its config in /etc/opensm/NAME.conf)
+#   sm_ensure [PRIORITY]        start it unless it runs and still holds a live device: a
+#                               cxib reload (rmmod/modprobe) leaves opensm with the dead
+#                               device's file descriptors, so it is restarted then
+#   sm_stop [NAME]              stop it
+#   sm_wait_active [SECONDS]    until this node's port is ACTIVE (0) or the time is up (1)
+#
+# opensm's defaults are kept except where the lab needs another value: a short SM polling
+# timeout so that a standby SM takes over within seconds (SM failover), and a short sweep
+# interval so that a port that comes back is configured quickly.
+
+SM_DEV=${SM_DEV:-cxib_0}
+SM_SWEEP=${SM_SWEEP:-5}			# seconds between sweeps (opensm default 10)
+SM_POLL_MS=${SM_POLL_MS:-1000}		# standby polls the master this often (default 10000)
+SM_POLL_RETRIES=${SM_POLL_RETRIES:-3}	# and takes over after this many misses (default 4)
+
+sm_conf() { # sm_conf NAME PRIORITY: write /etc/opensm/NAME.conf
+	mkdir -p /etc/opensm /var/cache/opensm
+	cat >/etc/opensm/"$1".conf <<EOF
+# written by tests/e2e/sm_lib.sh
+sm_priority $2
+sweep_interval $SM_SWEEP
+sminfo_polling_timeout $SM_POLL_MS
+polling_retry_number $SM_POLL_RETRIES
+log_file /var/log/opensm-$1.log
+EOF
+	# the partitions of the scenario, if it wrote one
+	if [ -f /etc/opensm/partitions-"$1".conf ]; then
+		echo "partition_config_file /etc/opensm/partitions-$1.conf" >>/etc/opensm/"$1".conf
+	fi
+}
+
+sm_pid() { pgrep -f "opensm .*-F /etc/opensm/${1:-lab}.conf" | head -n1; }
+
+sm_start() {
+	local prio=${1:-10} name=${2:-lab} guid
+	modprobe ib_umad || return 1
+	guid=$(cut -d: -f5- /sys/class/infiniband/"$SM_DEV"/ports/1/gids/0 2>/dev/null | tr -d :)
+	[ -n "$guid" ] || { echo "sm_start: no $SM_DEV port 1 GID" >&2; return 1; }
+	sm_conf "$name" "$prio"
+	opensm -B -F /etc/opensm/"$name".conf -g 0x"$guid" >/dev/null 2>&1 || return 1
+	for _ in $(seq 50); do
+		[ -n "$(sm_pid "$name")" ] && return 0
+		sleep 0.1
+	done
+	echo "sm_start: opensm did not start; see /var/log/opensm-$name.log" >&2
+	return 1
+}
+
+sm_stop() {
+	local name=${1:-lab} pid
+	pid=$(sm_pid "$name")
+	[ -n "$pid" ] || return 0
+	kill "$pid"
+	for _ in $(seq 50); do
+		kill -0 "$pid" 2>/dev/null || return 0
+		sleep 0.1
+	done
+	kill -9 "$pid" 2>/dev/null
+}
+
+sm_ensure() {
+	local prio=${1:-10} pid
+	pid=$(sm_pid lab)
+	if [ -n "$pid" ] && ! ls -l /proc/"$pid"/fd 2>/dev/null | grep -q 'infiniband.*(deleted)'; then
+		return 0
+	fi
+	sm_stop lab
+	sm_start "$prio" lab
+}
+
+sm_wait_active() {
+	local n=$((${1:-60} * 10)) st
+	for _ in $(seq $n); do
+		st=$(cat /sys/class/infiniband/"$SM_DEV"/ports/1/state 2>/dev/null)
+		[ "$st" = "4: ACTIVE" ] && return 0
+		sleep 0.1
+	done
+	return 1
+}
