@@ -9,12 +9,15 @@
  * work completion (the core's own MADs) gives the LID ib_query_port() reports.  SMInfo and
  * a CM MAD pass to the host's agents untouched; a locally generated trap is consumed; a
  * PMA ClassPortInfo Get without a work completion (what sysfs asks at registration) is a
- * reply, whatever its MAD status.
+ * reply, whatever its MAD status.  A hop-0 SubnSet(PortInfo) that moves the master SM (and
+ * one that moves it back) raises IB_EVENT_SM_CHANGE, one that repeats the values does not.
  *
  * Like cxib_cq_live the suite leaves the function to cxib.ko and holds its ib_device.
  */
 
 #include <kunit/test.h>
+#include <linux/completion.h>
+#include <linux/jiffies.h>
 #include <linux/pci.h>
 #include <linux/slab.h>
 #include <linux/string.h>
@@ -225,6 +228,104 @@ static void pma_classportinfo_internal_replies(struct kunit *test)
 		   be16_to_cpu(c->out->mad_hdr.status));
 }
 
+/* ---- SubnSet(PortInfo) and the SM change snoop ------------------------------------------ */
+
+#define ML_EVENT_WAIT_MS	2000
+
+static atomic_t ml_sm_changes;
+static struct completion ml_sm_change;
+
+static void ml_event(struct ib_event_handler *h, struct ib_event *ev)
+{
+	if (ev->event != IB_EVENT_SM_CHANGE)
+		return;
+	atomic_inc(&ml_sm_changes);
+	complete(&ml_sm_change);
+}
+
+static unsigned long ml_wait_sm_change(unsigned int ms)
+{
+	return wait_for_completion_timeout(&ml_sm_change, msecs_to_jiffies(ms));
+}
+
+/* SubnSet(PortInfo) at hop 0 with @pi, MasterSMLID/SL replaced, no state change asked. */
+static int ml_set_sm(struct ml_ctx *c, const u8 *pi, u16 sm_lid, u8 sm_sl)
+{
+	struct ib_smp *smp = (struct ib_smp *)c->in;
+	u8 *d = smp->data;
+
+	ml_build_dr_local(c, IB_MGMT_METHOD_SET, be16_to_cpu(IB_SMP_ATTR_PORT_INFO));
+	smp->attr_mod = cpu_to_be32(1);
+	memcpy(d, pi, IB_SMP_DATA_SIZE);
+	d[18] = sm_lid >> 8;			/* MasterSMLID */
+	d[19] = sm_lid & 0xff;
+	d[32] &= 0xf0;				/* PortState: no change */
+	d[33] &= 0x0f;				/* PortPhysicalState: no change */
+	d[36] = (d[36] & 0xf0) | (sm_sl & 0x0f);	/* MasterSMSL */
+	d[51] &= 0x7f;				/* ClientReregister: no */
+	return ml_process(c, 0, &c->wc);
+}
+
+static void subnset_sm_move_raises_sm_change(struct kunit *test)
+{
+	struct ml_ctx *c = test->priv;
+	struct ib_smp *resp = (struct ib_smp *)c->out;
+	struct ib_event_handler eh;
+	struct ib_port_attr attr = {};
+	u16 old_lid, new_lid;
+	u8 old_sl, pi[IB_SMP_DATA_SIZE];
+	int ret;
+
+	ml_build_dr_local(c, IB_MGMT_METHOD_GET, be16_to_cpu(IB_SMP_ATTR_PORT_INFO));
+	c->in->mad_hdr.attr_mod = cpu_to_be32(1);
+	KUNIT_ASSERT_EQ(test, ml_process(c, 0, &c->wc),
+			IB_MAD_RESULT_SUCCESS | IB_MAD_RESULT_REPLY);
+	KUNIT_ASSERT_EQ(test, be16_to_cpu(resp->status), be16_to_cpu(IB_SMP_DIRECTION));
+	memcpy(pi, resp->data, sizeof(pi));
+	old_lid = pi[18] << 8 | pi[19];
+	old_sl = pi[36] & 0x0f;
+	new_lid = (pi[16] << 8 | pi[17]) ?: 1;	/* the port's own LID, as opensm's node */
+	if (new_lid == old_lid)
+		new_lid = old_lid + 1;
+
+	atomic_set(&ml_sm_changes, 0);
+	init_completion(&ml_sm_change);
+	INIT_IB_EVENT_HANDLER(&eh, c->dev, ml_event);
+	ib_register_event_handler(&eh);
+
+	ret = ml_set_sm(c, pi, new_lid, 3);
+	if (ret == (IB_MAD_RESULT_SUCCESS | IB_MAD_RESULT_REPLY) &&
+	    (be16_to_cpu(resp->status) & 0x7fff) == 0x0008) {
+		ib_unregister_event_handler(&eh);
+		kunit_skip(test, "the firmware's SMA has no SubnSet");
+	}
+	KUNIT_EXPECT_EQ(test, ret, IB_MAD_RESULT_SUCCESS | IB_MAD_RESULT_REPLY);
+	KUNIT_EXPECT_EQ(test, resp->method, IB_MGMT_METHOD_GET_RESP);
+	KUNIT_EXPECT_EQ(test, be16_to_cpu(resp->status), be16_to_cpu(IB_SMP_DIRECTION));
+	KUNIT_EXPECT_EQ(test, resp->data[18] << 8 | resp->data[19], new_lid);
+	KUNIT_EXPECT_GT(test, ml_wait_sm_change(ML_EVENT_WAIT_MS), 0);
+	KUNIT_EXPECT_EQ(test, atomic_read(&ml_sm_changes), 1);
+	KUNIT_EXPECT_EQ(test, ib_query_port(c->dev, 1, &attr), 0);
+	KUNIT_EXPECT_EQ(test, attr.sm_lid, new_lid);
+	KUNIT_EXPECT_EQ(test, attr.sm_sl, 3);
+
+	/* the same SM again: nothing moved */
+	reinit_completion(&ml_sm_change);
+	KUNIT_EXPECT_EQ(test, ml_set_sm(c, pi, new_lid, 3),
+			IB_MAD_RESULT_SUCCESS | IB_MAD_RESULT_REPLY);
+	KUNIT_EXPECT_EQ(test, ml_wait_sm_change(ML_EVENT_WAIT_MS / 4), 0);
+	KUNIT_EXPECT_EQ(test, atomic_read(&ml_sm_changes), 1);
+
+	/* and back where it was: another move */
+	KUNIT_EXPECT_EQ(test, ml_set_sm(c, pi, old_lid, old_sl),
+			IB_MAD_RESULT_SUCCESS | IB_MAD_RESULT_REPLY);
+	KUNIT_EXPECT_EQ(test, be16_to_cpu(resp->status), be16_to_cpu(IB_SMP_DIRECTION));
+	KUNIT_EXPECT_GT(test, ml_wait_sm_change(ML_EVENT_WAIT_MS), 0);
+	KUNIT_EXPECT_EQ(test, atomic_read(&ml_sm_changes), 2);
+
+	ib_unregister_event_handler(&eh);
+}
+
 static struct kunit_case cxib_mad_live_cases[] = {
 	KUNIT_CASE(dr_nodeinfo_hop0_replies),
 	KUNIT_CASE(lid_portinfo_internal_matches_query_port),
@@ -232,6 +333,7 @@ static struct kunit_case cxib_mad_live_cases[] = {
 	KUNIT_CASE(cm_mad_passes),
 	KUNIT_CASE(local_trap_consumed),
 	KUNIT_CASE(pma_classportinfo_internal_replies),
+	KUNIT_CASE(subnset_sm_move_raises_sm_change),
 	{}
 };
 
