@@ -21,6 +21,9 @@
  *    so DMA is limited to guest RAM (anything else fails like an unmapped address).
  *  - tx_lock protects the connected socket and the transmit buffer, because the core may
  *    send packets from any thread it calls back from.
+ *  - The capture file (cxib-capture.h, the "capture" property) has a lock of its own, the
+ *    innermost: packets sent are recorded under tx_lock, so the file has them in cable
+ *    order; packets received are recorded by the worker before the core sees them.
  *
  * Lifetime: the worker is stopped and joined by exit() (unplug) and by a shutdown notifier
  * (7.2 does not unrealize devices at process exit); both paths are idempotent.  A reset
@@ -64,6 +67,7 @@
 #include "hw/cxib-include/cxib/hw.h"
 #include "hw/cxib/core/cxfw.h"
 #include "hw/cxib/qemu/cxib-cable.h"
+#include "hw/cxib/qemu/cxib-capture.h"
 #include "hw/cxib/trace.h"
 
 #define TYPE_CXIB_PCI "cxib-pci"
@@ -136,6 +140,9 @@ struct CxibPciState {
 
 	/* Loopback plug: packets the port sent, waiting to arrive on it again (tx_lock). */
 	GQueue lb_queue;
+
+	/* Packet capture of port 1's cable or plug: the "capture" property. */
+	CxibCapture capture;
 };
 
 /* Loopback plug: packets in flight at most (more are dropped, like a congested link). */
@@ -370,6 +377,7 @@ static int cxib_pci_loopback_send(CxibPciState *s, const void *pkt, size_t len)
 		memcpy(p->data, pkt, len);
 		g_queue_push_tail(&s->lb_queue, p);
 		queued = true;
+		cxib_capture_packet(&s->capture, CXIB_CAPTURE_SENT, pkt, len);
 	}
 	qemu_mutex_unlock(&s->tx_lock);
 	if (!queued) {
@@ -393,6 +401,7 @@ static void cxib_pci_loopback_deliver(CxibPciState *s)
 	qemu_mutex_unlock(&s->tx_lock);
 	while ((p = g_queue_pop_head(&batch))) {
 		trace_cxib_pci_cable_rx(CXIB_PCI_CABLE_PORT, p->len);
+		cxib_capture_packet(&s->capture, CXIB_CAPTURE_RECEIVED, p->data, p->len);
 		qemu_mutex_lock(&s->fw_lock);
 		cxfw_port_receive(s->fw, CXIB_PCI_CABLE_PORT, p->data, p->len);
 		qemu_mutex_unlock(&s->fw_lock);
@@ -432,6 +441,8 @@ static int cxib_pci_port_send(void *opaque, unsigned int port, const void *pkt, 
 	if (s->link_up) {
 		queued = cxib_pci_cable_queue_locked(s, hdr, pkt, len);
 		backlog = s->txlen != 0;
+		if (queued)
+			cxib_capture_packet(&s->capture, CXIB_CAPTURE_SENT, pkt, len);
 	}
 	qemu_mutex_unlock(&s->tx_lock);
 	if (!queued) {
@@ -545,6 +556,7 @@ static bool cxib_pci_cable_frame(CxibPciState *s, uint8_t type, const uint8_t *p
 		return false;
 	}
 	trace_cxib_pci_cable_rx(CXIB_PCI_CABLE_PORT, len);
+	cxib_capture_packet(&s->capture, CXIB_CAPTURE_RECEIVED, p, len);
 	qemu_mutex_lock(&s->fw_lock);
 	cxfw_port_receive(s->fw, CXIB_PCI_CABLE_PORT, p, len);
 	qemu_mutex_unlock(&s->fw_lock);
@@ -809,6 +821,28 @@ static char *cxib_pci_get_stats(Object *obj, Error **errp)
 	return buf;
 }
 
+/*
+ * Packet capture: "qom-set <device> capture <path>" starts writing every packet port 1
+ * sends to and receives from its cable (or loopback plug) into <path>, truncating it;
+ * "" stops and closes the file.  Reading returns the file being written, "" if none.
+ * Also settable with -device (capture=<path>), before realize.
+ */
+static char *cxib_pci_get_capture(Object *obj, Error **errp)
+{
+	return cxib_capture_path(&CXIB_PCI(obj)->capture);
+}
+
+static void cxib_pci_set_capture(Object *obj, const char *path, Error **errp)
+{
+	CxibPciState *s = CXIB_PCI(obj);
+
+	if (!*path) {
+		cxib_capture_stop(&s->capture);
+		return;
+	}
+	cxib_capture_start(&s->capture, path, errp);
+}
+
 static void cxib_pci_reset(DeviceState *dev)
 {
 	CxibPciState *s = CXIB_PCI(dev);
@@ -986,6 +1020,7 @@ static void cxib_pci_exit(PCIDevice *pdev)
 	CxibPciState *s = CXIB_PCI(pdev);
 
 	cxib_pci_stop_worker(s);
+	cxib_capture_stop(&s->capture);		/* no packets any more: close the file */
 	notifier_remove(&s->shutdown_notifier);
 	if (s->listen_fd >= 0) {
 		close(s->listen_fd);
@@ -1075,15 +1110,32 @@ static void cxib_pci_class_init(ObjectClass *klass, void *data)
 	object_class_property_add_str(klass, "stats", cxib_pci_get_stats, NULL);
 	object_class_property_set_description(klass, "stats",
 		"read-only: the model's counters as name=value pairs");
+	object_class_property_add_str(klass, "capture", cxib_pci_get_capture,
+				      cxib_pci_set_capture);
+	object_class_property_set_description(klass, "capture",
+		"pcap file (ERF InfiniBand records) of port 1's packets; also at run time, "
+		"\"\" stops");
 	for (i = 0; i < ARRAY_SIZE(cxib_pci_property_help); i++)
 		object_class_property_set_description(klass, cxib_pci_property_help[i].name,
 						      cxib_pci_property_help[i].desc);
+}
+
+static void cxib_pci_instance_init(Object *obj)
+{
+	cxib_capture_init(&CXIB_PCI(obj)->capture);
+}
+
+static void cxib_pci_instance_finalize(Object *obj)
+{
+	cxib_capture_destroy(&CXIB_PCI(obj)->capture);
 }
 
 static const TypeInfo cxib_pci_info = {
 	.name = TYPE_CXIB_PCI,
 	.parent = TYPE_PCI_DEVICE,
 	.instance_size = sizeof(CxibPciState),
+	.instance_init = cxib_pci_instance_init,
+	.instance_finalize = cxib_pci_instance_finalize,
 	.class_init = cxib_pci_class_init,
 	.interfaces = (InterfaceInfo[]) {
 		{ INTERFACE_PCIE_DEVICE },
