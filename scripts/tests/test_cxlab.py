@@ -4,6 +4,7 @@
 Run: python3 -m unittest discover -s scripts/tests -t scripts/tests
 """
 
+import argparse
 import importlib.machinery
 import importlib.util
 import json
@@ -11,6 +12,7 @@ import os
 import shutil
 import socket
 import tempfile
+import sys
 import threading
 import unittest
 
@@ -294,7 +296,6 @@ class Script(unittest.TestCase):
         self.assertIn("is a directory", str(e.exception))
 
     def test_run_takes_the_script_from_standard_input(self):
-        import argparse
         import contextlib
         import io
         import sys
@@ -388,3 +389,52 @@ class ModuleIndex(unittest.TestCase):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+class Capture(unittest.TestCase):
+    def setUp(self):
+        sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "lib"))
+        import cxcap
+        self.cxcap = cxcap
+        self.tmp = tempfile.mkdtemp()
+        self.addCleanup(shutil.rmtree, self.tmp)
+        self.calls = []
+        saved = (cx.load_state, cxcap.set_capture, cxcap.read_capture, cx.time.sleep)
+        self.addCleanup(self.restore, saved)
+        st = {"run": self.tmp, "nodes": [{"name": f"node{i}"} for i in (1, 2, 3, 4)]}
+        cx.load_state = lambda: st
+        cxcap.set_capture = lambda sock, path: self.calls.append((sock, path))
+        cxcap.read_capture = lambda path: []
+        cx.time.sleep = lambda t: None
+
+    def restore(self, saved):
+        cx.load_state, self.cxcap.set_capture, self.cxcap.read_capture, cx.time.sleep = saved
+
+    def args(self, **kw):
+        a = dict(file=os.path.join(self.tmp, "c.pcap"), cable=None, node=None, seconds=0.01,
+                 json=os.path.join(self.tmp, "c.json"))
+        a.update(kw)
+        return argparse.Namespace(**a)
+
+    def run_capture(self, **kw):
+        import contextlib
+        import io
+        with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
+            return cx.cmd_capture(self.args(**kw))
+
+    def test_starts_and_stops_on_the_cables_lower_node(self):
+        self.assertEqual(self.run_capture(cable=2), 0)
+        sock = os.path.join(self.tmp, "node3", "qmp.sock")
+        self.assertEqual(self.calls, [(sock, os.path.join(self.tmp, "c.pcap")), (sock, "")])
+        with open(os.path.join(self.tmp, "c.json")) as f:
+            self.assertEqual(json.load(f)["node"], "node3")
+
+    def test_default_is_node1_and_bad_requests_say_why(self):
+        self.assertEqual(self.run_capture(), 0)
+        self.assertTrue(self.calls[0][0].endswith("node1/qmp.sock"))
+        with self.assertRaises(cx.LabError):
+            self.run_capture(cable=1, node="node2")
+        with self.assertRaises(cx.LabError):
+            self.run_capture(node="node9")
+        with self.assertRaises(cx.LabError):
+            self.run_capture(seconds=0)
