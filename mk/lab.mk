@@ -50,7 +50,8 @@ check-qemu: qemu
 check-e2e: check-qemu
 	@mkdir -p $(TOP)/build/check
 	CXLAB_DIR=$(CHECK_LAB_DIR) $(CXLAB) run $(E2E_SCENARIOS) \
-		--json $(TOP)/build/check/e2e.json
+		--capture-sweep $(TOP)/build/check/sweep.pcap --json $(TOP)/build/check/e2e.json
+	$(TOP)/scripts/check-capture $(TOP)/build/check/sweep.pcap
 
 # The same scenarios on Debian's stock 6.1 kernel (cxib.ko built against its headers).
 check-e2e-61: check-qemu
