@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * Header self-checks: every header of include/cxib/ compiles on its own and together, and
- * the field macros land on the byte offsets and bits the PRM gives (prm-subset.md sections
- * 1.3, 2, 4, 5.8; sma-opensm.md section 2; cross-checked against upstream mlx5_ifc.h; the
+ * the field macros land on the byte offsets and bits the PRM gives (PRM sections 1.3, 2, 4,
+ * 5.8; IBTA vol 1 ch. 14.2.5; cross-checked against upstream mlx5_ifc.h and ib_smi.h; the
  * PMA attributes against IBTA vol 1 ch. 16.1 and upstream include/rdma/ib_pma.h).  The
  * static assertions fail the build; the runtime copies make the check visible in the test
  * list.

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /*
  * cxib hardware interface: the InfiniBand management datagrams MAD_IFC carries (IBTA vol 1
- * chapters 13-14; sma-opensm.md sections 1-2).  Everything is big-endian.
+ * chapters 13-14).  Everything is big-endian.
  *
  *   CXIB_MAD_<FIELD>              common MAD header, relative to the 256-byte MAD
  *   CXIB_SMP_<FIELD>              subnet management packet fields, relative to the MAD
