@@ -531,7 +531,7 @@ static uint32_t ref_crc(const uint8_t *b, size_t len, uint32_t poly, uint32_t in
 	return ~c;
 }
 
-#define REF_CRC32_POLY	0xedb88320u	/* ib-transport.md 1.8 (reflected 0x04C11DB7) */
+#define REF_CRC32_POLY	0xedb88320u	/* ICRC, IBTA vol 1 7.8 (reflected 0x04C11DB7) */
 #define REF_CRC16_POLY	0xd008u		/* 1.9 (reflected 0x100B) */
 
 /*

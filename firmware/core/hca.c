@@ -9,7 +9,8 @@
  * which commands run in which state (others get BAD_SYS_STATE).
  *
  * Capabilities: only the general capabilities (type 0) exist, describing an IB-only
- * ConnectX-4-class PF with cfg.num_ports ports (prm-subset.md 4.4 and 7.4).  "max" is what
+ * ConnectX-4-class PF with cfg.num_ports ports (PRM: HCA capabilities, general device
+ * capabilities).  "max" is what
  * the model can do; "current" starts as max except for the driver-writable fields, which
  * SET_HCA_CAP may change within max (a value the model cannot honour -> BAD_PARAM, nothing
  * applied).  Read-only fields in a SET are ignored, as firmware does.

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * cxib: user contexts, in the form the stock libmlx5 expects (libmlx5-abi.md §2, §3).
+ * cxib: user contexts, in the form the stock libmlx5 expects (rdma-core providers/mlx5,
+ * mlx5_init_context(); struct mlx5_ib_alloc_ucontext_req_v2 / _resp in <rdma/mlx5-abi.h>).
  *
  * libmlx5 asks for a number of "bfregs" (BlueFlame registers, two per UAR page it may
  * use) and then maps each UAR page by its index ("static UAR" mode).  cxib allocates one
@@ -28,7 +29,7 @@
 /* Two bfregs per UAR page (libmlx5 uses bfregs 0 and 1 of each) and the most per context. */
 #define CXIB_BFREGS_PER_UAR		2
 #define CXIB_MAX_BFREGS			512
-/* mmap offset (in pages) = command << 8 | index (libmlx5-abi.md §3.1). */
+/* mmap offset (in pages) = command << 8 | index (upstream hw/mlx5/main.c, mlx5_ib_mmap()). */
 #define CXIB_MMAP_CMD_SHIFT		8
 /* The oldest request libmlx5 sends: total and low-latency bfregs (v0, 8 bytes). */
 #define CXIB_UCTX_REQ_MIN_LEN		offsetofend(struct mlx5_ib_alloc_ucontext_req_v2, \

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * cxib: the user halves of create_cq, create_qp and create_srq: libmlx5's driver data
- * (struct mlx5_ib_create_cq / _qp / _srq in <rdma/mlx5-abi.h>, libmlx5-abi.md §6, §7).
+ * (struct mlx5_ib_create_cq / _qp / _srq in <rdma/mlx5-abi.h>; rdma-core providers/mlx5
+ * mlx5_create_cq(), create_qp(), mlx5_create_srq()).
  *
  * libmlx5 allocates the queue buffers and doorbell records in user memory, builds WQEs,
  * rings doorbells through its UAR pages and polls CQEs itself; the kernel's part is to check
