@@ -754,9 +754,11 @@ static uint16_t cxfw_smp_process(struct cxfw_dev *dev, struct cxfw_smp_req *r,
 		memset(data, 0, CXIB_SMP_DATA_SIZE);
 		status = cxfw_smp_get(dev, r, data);
 	}
+	/*
+	 * No kick needed: this runs inside cxfw_process(), whose cxfw_sma_process() and
+	 * cxfw_port_process() come later in the same pass; a queued trap kicks by itself.
+	 */
 	pthread_mutex_unlock(&dev->lock);
-	if (r->method == CXIB_MGMT_METHOD_SET || r->drop)
-		dev->plat.kick(dev->plat.opaque);	/* port events, traps */
 	return status;
 }
 
