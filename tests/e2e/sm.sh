@@ -11,29 +11,7 @@
 # Both nodes run this script; node1 (the SM node) and node2 meet through files on the share
 # (each node's results directory is /cxlab/results/$CXLAB_JOB/<node>/ on the other).
 set -u
-fail=0
-check() { # check "what" command...
-	local what=$1
-	shift
-	if "$@"; then
-		echo "ok   $what"
-	else
-		echo "FAIL $what"
-		fail=1
-	fi
-}
-has() { grep -qE "$1" "$2"; } # has REGEX FILE
-# wait_file FILE SECONDS: until FILE exists
-wait_file() {
-	local i
-	for i in $(seq $(($2 * 10))); do
-		[ -e "$1" ] && return 0
-		sleep 0.1
-	done
-	return 1
-}
-# dotted FILE FIELD: the value of "Field:.......value" lines (smpquery, perfquery)
-dotted() { sed -n "s/^$2:\.*\(.*\)$/\1/p" "$1" | head -n1; }
+. /cxlab/e2e/sm_lib.sh
 hex() { printf '0x%x' "$1"; }
 export -f dotted hex
 

@@ -10,24 +10,6 @@
 # Each step's time is in timeline.txt.
 set -u
 . /cxlab/e2e/sm_lib.sh
-fail=0
-check() { # check "what" command...
-	local what=$1
-	shift
-	if "$@"; then
-		echo "ok   $what"
-	else
-		echo "FAIL $what"
-		fail=1
-	fi
-}
-wait_file() { # wait_file FILE SECONDS
-	for _ in $(seq $(($2 * 10))); do
-		[ -e "$1" ] && return 0
-		sleep 0.1
-	done
-	return 1
-}
 t0=$(date +%s.%N)
 mark() { awk -v a="$(date +%s.%N)" -v b="$t0" -v m="$*" 'BEGIN { printf "%6.1fs  %s\n", a - b, m }' |
 	tee -a timeline.txt; }

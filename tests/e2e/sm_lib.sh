@@ -13,6 +13,12 @@
 #   sm_stop [NAME]              stop it
 #   sm_wait_active [SECONDS]    until this node's port is ACTIVE (0) or the time is up (1)
 #
+# and what the subnet-management scenarios check with:
+#   check "what" CMD...         run CMD; print "ok   what" or "FAIL what" (then fail=1)
+#   has REGEX FILE              FILE has a line matching REGEX
+#   wait_file FILE SECONDS      until FILE exists (the nodes meet through files on the share)
+#   dotted FILE FIELD           the value of a "Field:.....value" line (smpquery, perfquery)
+#
 # opensm's defaults are kept except where the lab needs another value: a short SM polling
 # timeout so that a standby SM takes over within seconds (SM failover), and a short sweep
 # interval so that a port that comes back is configured quickly.
@@ -86,3 +92,25 @@ sm_wait_active() {
 	done
 	return 1
 }
+
+fail=0
+check() {
+	local what=$1
+	shift
+	if "$@"; then
+		echo "ok   $what"
+	else
+		echo "FAIL $what"
+		fail=1
+	fi
+}
+has() { grep -qE "$1" "$2"; }
+wait_file() {
+	local i
+	for i in $(seq $(($2 * 10))); do
+		[ -e "$1" ] && return 0
+		sleep 0.1
+	done
+	return 1
+}
+dotted() { sed -n "s/^$2:\.*\(.*\)$/\1/p" "$1" | head -n1; }

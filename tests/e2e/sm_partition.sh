@@ -10,25 +10,6 @@
 # end the default partitions come back.
 set -u
 . /cxlab/e2e/sm_lib.sh
-fail=0
-check() { # check "what" command...
-	local what=$1
-	shift
-	if "$@"; then
-		echo "ok   $what"
-	else
-		echo "FAIL $what"
-		fail=1
-	fi
-}
-wait_file() { # wait_file FILE SECONDS
-	for _ in $(seq $(($2 * 10))); do
-		[ -e "$1" ] && return 0
-		sleep 0.1
-	done
-	return 1
-}
-dotted() { sed -n "s/^$2:\.*\(.*\)$/\1/p" "$1" | head -n1; }
 # pkey_index PKEY: its index in port 1's table, "" if absent
 pkey_index() {
 	local f
