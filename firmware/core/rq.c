@@ -402,24 +402,6 @@ static void resp_cq_failed(struct cxfw_dev *dev, struct cxfw_qp *qp)
 	cxfw_qp_error(dev, qp, CXIB_EVENT_TYPE_WQ_CATAS_ERROR);
 }
 
-/* P_Key index of @pkey on @port (QP1 receive CQEs), 0 if not in the table. */
-static uint16_t resp_pkey_index(struct cxfw_dev *dev, unsigned int port, uint16_t pkey)
-{
-	uint16_t idx = 0;
-	unsigned int i;
-
-	if (port < 1 || port > CXFW_MAX_PORTS)
-		return 0;
-	pthread_mutex_lock(&dev->lock);
-	for (i = 0; i < CXFW_PKEY_TABLE_LEN; i++)
-		if (dev->ports[port - 1].pkeys[i] == pkey) {
-			idx = (uint16_t)i;
-			break;
-		}
-	pthread_mutex_unlock(&dev->lock);
-	return idx;
-}
-
 /* Successful completion of the held WQE. */
 static void resp_complete(struct cxfw_dev *dev, struct cxfw_qp *qp, const struct cxfw_pkt *p,
 			  unsigned int opcode, uint32_t byte_cnt, uint32_t imm_inval)
@@ -441,7 +423,8 @@ static void resp_complete(struct cxfw_dev *dev, struct cxfw_qp *qp, const struct
 	if (opcode != CXIB_CQE_OPCODE_RESP_SEND)
 		CXIB_SET(&cqe, CXIB_CQE_IMM_INVAL_PKEY, imm_inval);
 	else if (qp->st == CXIB_QPC_ST_QP1)
-		CXIB_SET(&cqe, CXIB_CQE_PKEY, resp_pkey_index(dev, p->port, p->pkey));
+		/* the packet's P_Key itself; the host maps it to its table index */
+		CXIB_SET(&cqe, CXIB_CQE_PKEY, p->pkey);
 	if (cxfw_cq_post(dev, qp->cqn_rcv, &cqe)) {
 		resp_wqe_done(dev, qp);
 		resp_cq_failed(dev, qp);

@@ -817,7 +817,7 @@ TEST(uc_gap_drops_the_rest_of_the_message)
 	CHECK_EQ(qp_state(t, qpn), CXIB_QPC_STATE_RTR);
 }
 
-/* QP1 (GSI): the CQE carries the P_Key index; immediate data is refused. */
+/* QP1 (GSI): the CQE carries the packet's P_Key (not an index); immediate data is refused. */
 static void qp1_receive(struct test_ctx *t, const struct rq_env *ep)
 {
 	struct rq_env e = *ep;
@@ -852,12 +852,12 @@ static void qp1_receive(struct test_ctx *t, const struct rq_env *ep)
 	cqe_at(t, base, &cqe);
 	CHECK_EQ(CXIB_GET(&cqe, CXIB_CQE_OPCODE), CXIB_CQE_OPCODE_RESP_SEND);
 	CHECK_EQ(CXIB_GET(&cqe, CXIB_CQE_BYTE_CNT), 256 + 40);
-	CHECK_EQ(CXIB_GET(&cqe, CXIB_CQE_PKEY), 3);
+	CHECK_EQ(CXIB_GET(&cqe, CXIB_CQE_PKEY), 0x8001);
 	CHECK_EQ(CXIB_GET(&cqe, CXIB_CQE_RQPN), 1);
 	CHECK_EQ(CXIB_GET(&cqe, CXIB_CQE_WQE_COUNTER), 0);
 }
 
-TEST(ud_receive_fills_the_grh_area_checks_the_qkey_and_qp1_pkey_index)
+TEST(ud_receive_fills_the_grh_area_checks_the_qkey_and_qp1_pkey)
 {
 	uint8_t msg[50], got[90];
 	uint64_t addr[2];
