@@ -1,0 +1,69 @@
+# SPDX-License-Identifier: GPL-2.0-only
+# shellcheck shell=bash
+#
+# tests/e2e/ipoib_lib.sh: IPoIB on cxib_0 for the scenarios that need an IP address on the
+# InfiniBand port (ipoib.sh, rdma_cm.sh).  Sourced from /cxlab/e2e/ipoib_lib.sh after
+# sm_lib.sh (its check, wait_file).  Node N of the lab gets
+#
+#   198.51.100.N/24     on ib0          (RFC 5737 TEST-NET-2: a net of the lab's own)
+#   2001:db8:1b::N/64   on ib0          (RFC 3849 documentation prefix)
+#
+# The IB link exists only between the lab's QEMU processes; nothing leaves the machine.
+#
+#   ipoib_setup             ME, PEER, PEERDIR, PEER_IP, PEER_IP6, MY_IP, MY_IP6; loads
+#                           ib_ipoib and rdma_ucm (no udev in the lab loads them)
+#   ipoib_up [SECONDS]      configure ib0, bring it up, wait for carrier (0) or fail (1)
+#   carrier_is IF 0|1       the interface's carrier is that
+#   wait_carrier IF SECONDS until IF has carrier
+#   meet NAME [SECONDS]     both nodes reached NAME (files NAME.here on the share)
+#   ipoib_qps TYPE          how many QPs of TYPE (UD, RC) ib_ipoib holds on cxib_0
+
+IPOIB_NET=198.51.100
+IPOIB_NET6=2001:db8:1b:
+IPOIB_MODE_FILE=/sys/class/net/ib0/mode
+
+ipoib_setup() {
+	ME=$CXLAB_NODE
+	PEER=$(echo "$CXLAB_NODES" | awk -v me="$ME" \
+		'{ for (i = 1; i <= NF; i++) if ($i != me) { print $i; exit } }')
+	PEERDIR=/cxlab/results/$CXLAB_JOB/$PEER
+	local pi=1
+	[ "$CXLAB_INDEX" = 1 ] && pi=2
+	MY_IP=$IPOIB_NET.$CXLAB_INDEX
+	MY_IP6=$IPOIB_NET6:$CXLAB_INDEX
+	PEER_IP=$IPOIB_NET.$pi
+	PEER_IP6=$IPOIB_NET6:$pi
+	modprobe ib_ipoib && modprobe rdma_ucm
+}
+
+carrier_is() { [ "$(cat /sys/class/net/"$1"/carrier 2>/dev/null)" = "$2" ]; }
+
+wait_carrier() {
+	for _ in $(seq $(($2 * 10))); do
+		carrier_is "$1" 1 && return 0
+		sleep 0.1
+	done
+	return 1
+}
+
+ipoib_up() {
+	local t=${1:-60}
+	for _ in $(seq $((t * 10))); do
+		[ -e /sys/class/net/ib0 ] && break
+		sleep 0.1
+	done
+	[ -e /sys/class/net/ib0 ] || return 1
+	ip addr replace "$MY_IP/24" dev ib0 || return 1
+	ip -6 addr replace "$MY_IP6/64" dev ib0 nodad || return 1
+	ip link set ib0 up || return 1
+	wait_carrier ib0 "$t"
+}
+
+meet() {
+	touch "$1.here"
+	wait_file "$PEERDIR/$1.here" "${2:-120}"
+}
+
+ipoib_qps() {
+	rdma res show qp 2>/dev/null | grep -c "type $1 .*comm \[ib_ipoib\]"
+}

@@ -1,0 +1,93 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
+# cxlab: nodes=2 timeout=600
+#
+# rdma_cm over IPoIB and the IB CM on cxib_0: the stock rdmacm-utils and perftest's -R mode
+# resolve the peer's IPoIB address (ARP), ask opensm's SA for a PathRecord, connect through
+# ib_cm MADs on QP1 and move data.  Every tool checks what it moved: rping -V compares the
+# payload, rstream/riostream -T v verify theirs, ucmatose/udaddy/mckey count completions,
+# perftest checks its own completions.  node1 serves, node2 connects; each case is a pair of
+# commands run on the two nodes, which meet through files on the share.
+set -u
+. /cxlab/e2e/sm_lib.sh
+. /cxlab/e2e/ipoib_lib.sh
+
+if [ "${CXLAB_SM:-}" != opensm ]; then
+	echo "FAIL this scenario needs the lab's opensm (cxlab --sm opensm, the default)"
+	exit 1
+fi
+check "ib_ipoib and rdma_ucm load" ipoib_setup
+check "ib0 up with carrier" ipoib_up 60
+srv=${CXLAB_NODES%% *}
+meet up
+check "ping $PEER_IP over ib0" ping -c 2 -W 5 "$PEER_IP"
+
+# pair NAME SERVER_CMD CLIENT_CMD [stays]: the server on node1, started first; the client on
+# node2 once the server has had time to listen.  Both must exit 0; the server must end on its
+# own within 30 s of the client, except one that "stays" (serves until it is stopped: then
+# only the client's status counts and the server must still be running).
+pair() {
+	local name=$1 scmd=$2 ccmd=$3 stays=${4:-} rc pid
+	if [ "$CXLAB_NODE" = "$srv" ]; then
+		timeout 90 bash -c "$scmd" >"$name.srv.txt" 2>&1 &
+		pid=$!
+		sleep 2
+		touch "$name.ready"
+		wait_file "$PEERDIR/$name.rc" 120
+		if [ -n "$stays" ]; then
+			check "$name (server: $scmd, still serving)" kill $pid
+			wait $pid
+			rc=0
+		else
+			for _ in $(seq 300); do kill -0 $pid 2>/dev/null || break; sleep 0.1; done
+			kill $pid 2>/dev/null
+			wait $pid
+			rc=$?
+			check "$name (server: $scmd, rc $rc)" test $rc = 0
+		fi
+		[ $rc = 0 ] || tail -n 5 "$name.srv.txt"
+		touch "$name.done"
+	else
+		wait_file "$PEERDIR/$name.ready" 120
+		timeout 60 bash -c "$ccmd" >"$name.txt" 2>&1
+		rc=$?
+		echo $rc >"$name.rc"
+		check "$name (client: $ccmd, rc $rc)" test $rc = 0
+		[ $rc = 0 ] || tail -n 5 "$name.txt"
+		wait_file "$PEERDIR/$name.done" 60
+	fi
+}
+
+S=$IPOIB_NET.1
+S6=${IPOIB_NET6}:1
+pair rping "rping -s -a $S -V -C 20 -S 1024" "rping -c -a $S -V -C 20 -S 1024"
+pair rping6 "rping -s -a $S6 -V -C 10" "rping -c -a $S6 -V -C 10"
+pair ucmatose "ucmatose -c 8" "ucmatose -s $S -c 8 -C 10"
+pair udaddy "udaddy" "udaddy -s $S"
+pair mckey "mckey -m 239.1.1.1 -b $S -C 5" "sleep 1; mckey -m 239.1.1.1 -s -b $IPOIB_NET.2 -C 5"
+pair rdma_client "rdma_server" "rdma_client -s $S"
+pair rstream "rstream -T v -S 65536 -C 200" "rstream -s $S -T v -S 65536 -C 200"
+pair riostream "riostream -T v -S 65536 -C 200" "riostream -s $S -T v -S 65536 -C 200"
+pair cmtime "cmtime -c 20" "cmtime -s $S -c 20" stays
+pair ib_write_bw_R "ib_write_bw -d cxib_0 -R -n 500" "ib_write_bw -d cxib_0 -R -n 500 $S"
+pair ib_send_lat_R "ib_send_lat -d cxib_0 -R -n 500" "ib_send_lat -d cxib_0 -R -n 500 $S"
+pair ib_read_bw_R "ib_read_bw -d cxib_0 -R -n 500" "ib_read_bw -d cxib_0 -R -n 500 $S"
+if [ "$CXLAB_NODE" != "$srv" ]; then
+	sed -n '/connect/,$p' cmtime.txt
+fi
+
+meet end
+left() { # no QP but ib_ipoib's and the MAD layer's once the tools are gone
+	for _ in $(seq 100); do
+		[ "$(rdma res show qp | grep -vcE 'comm \[(ib_ipoib|ib_core)\]')" = 0 ] && return 0
+		sleep 0.1
+	done
+	rdma res show qp
+	return 1
+}
+check "no QP left by the tools" left
+dmesg >dmesg.txt
+check "no WARN/BUG/Oops in dmesg" bash -c \
+	"! grep -nE 'WARNING:|BUG:|Oops|Call Trace|UBSAN|KASAN|lockdep|blocked for more than' dmesg.txt"
+check "no 'different BTH P_Key' from the RDMA CM" bash -c "! grep -n 'different BTH P_Key' dmesg.txt"
+exit $fail
