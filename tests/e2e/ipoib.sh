@@ -22,11 +22,7 @@ set -u
 . /cxlab/e2e/sm_lib.sh
 . /cxlab/e2e/ipoib_lib.sh
 
-if [ "${CXLAB_SM:-}" != opensm ]; then
-	echo "FAIL this scenario needs the lab's opensm (cxlab --sm opensm, the default)"
-	exit 1
-fi
-check "ib_ipoib and rdma_ucm load" ipoib_setup
+ipoib_start
 srv=${CXLAB_NODES%% *}
 p=/sys/class/infiniband/cxib_0/ports/1
 guid=$(cut -d: -f5- $p/gids/0 | tr -d :)

@@ -10,6 +10,9 @@
 #
 # The IB link exists only between the lab's QEMU processes; nothing leaves the machine.
 #
+#   ipoib_start             how the IPoIB scenarios begin: exit 1 without the lab's opensm
+#                           (IPoIB needs its broadcast group and PathRecords), then
+#                           ipoib_setup as a check
 #   ipoib_setup             ME, PEER, PEERDIR, PEER_IP, PEER_IP6, MY_IP, MY_IP6; loads
 #                           ib_ipoib and rdma_ucm (no udev in the lab loads them)
 #   ipoib_up [SECONDS]      configure ib0, bring it up, wait for carrier (0) or fail (1)
@@ -34,6 +37,14 @@ ipoib_setup() {
 	PEER_IP=$IPOIB_NET.$pi
 	PEER_IP6=$IPOIB_NET6:$pi
 	modprobe ib_ipoib && modprobe rdma_ucm
+}
+
+ipoib_start() {
+	if [ "${CXLAB_SM:-}" != opensm ]; then
+		echo "FAIL this scenario needs the lab's opensm (cxlab --sm opensm, the default)"
+		exit 1
+	fi
+	check "ib_ipoib and rdma_ucm load" ipoib_setup
 }
 
 carrier_is() { [ "$(cat /sys/class/net/"$1"/carrier 2>/dev/null)" = "$2" ]; }

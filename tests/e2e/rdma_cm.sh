@@ -12,11 +12,7 @@ set -u
 . /cxlab/e2e/sm_lib.sh
 . /cxlab/e2e/ipoib_lib.sh
 
-if [ "${CXLAB_SM:-}" != opensm ]; then
-	echo "FAIL this scenario needs the lab's opensm (cxlab --sm opensm, the default)"
-	exit 1
-fi
-check "ib_ipoib and rdma_ucm load" ipoib_setup
+ipoib_start
 check "ib0 up with carrier" ipoib_up 60
 srv=${CXLAB_NODES%% *}
 meet up
