@@ -383,6 +383,7 @@ struct cxfw_dev {
 	uint64_t mtt_total;		/* MTT entries held by all mkeys */
 	struct cxfw_cq **cqs;
 	struct cxfw_qp **qps;
+	uint32_t qpn_next;		/* where CREATE_QP looks for a free QPN first */
 	uint32_t qp_db_ring[CXFW_QP_DB_RING];	/* QPNs with sq_db_pending, oldest first */
 	unsigned int qp_db_head, qp_db_count;
 	uint32_t qp_err_poll[CXFW_QP_ERR_POLL_MAX];	/* QPNs with err_poll set */

@@ -128,6 +128,35 @@ static void cxfw_cq_ref(struct cxfw_dev *dev, uint32_t cqn, int d)
 		dev->cqs[cqn]->refs = (uint32_t)((int)dev->cqs[cqn]->refs + d);
 }
 
+/*
+ * A free QPN below @limit, or CXFW_MAX_QPS when there is none.  QPNs are handed out in
+ * rotation, the search starting after the last one given, as ConnectX firmware does, not
+ * lowest-free: a QPN destroyed a moment ago is not reused at once.  A peer's IB CM keeps a
+ * closed connection's remote QPN until its timewait ends and treats a new REQ from the same
+ * QPN as a stale connection (IBTA vol 1 ch. 12; drivers/infiniband/core/cm.c, cm_match_req()),
+ * which back-to-back rdma_cm clients would otherwise hit.  Under dev->lock.
+ */
+static uint32_t qp_pick_qpn(struct cxfw_dev *dev, uint32_t limit)
+{
+	uint32_t n, start, i, qpn;
+
+	if (limit > CXFW_MAX_QPS)
+		limit = CXFW_MAX_QPS;
+	if (limit <= CXFW_FIRST_QPN)
+		return CXFW_MAX_QPS;
+	n = limit - CXFW_FIRST_QPN;
+	start = dev->qpn_next >= CXFW_FIRST_QPN && dev->qpn_next < limit ?
+		dev->qpn_next - CXFW_FIRST_QPN : 0;
+	for (i = 0; i < n; i++) {
+		qpn = CXFW_FIRST_QPN + (start + i) % n;
+		if (!dev->qps[qpn]) {
+			dev->qpn_next = qpn + 1;
+			return qpn;
+		}
+	}
+	return CXFW_MAX_QPS;
+}
+
 uint8_t cxfw_cmd_create_qp(struct cxfw_dev *dev, struct cxfw_cmd *cmd)
 {
 	const __be32 *qpc = (const __be32 *)cxfw_in_bytes(cmd, CXIB_CREATE_QP_IN_QPC_OFFSET);
@@ -237,11 +266,7 @@ uint8_t cxfw_cmd_create_qp(struct cxfw_dev *dev, struct cxfw_cmd *cmd)
 	pthread_mutex_lock(&dev->lock);
 	if (!dev->qps)
 		dev->qps = calloc(CXFW_MAX_QPS, sizeof(*dev->qps));
-	qpn = CXFW_MAX_QPS;
-	if (dev->qps)
-		for (qpn = CXFW_FIRST_QPN; qpn < (1u << log_max_qp) && qpn < CXFW_MAX_QPS &&
-		     dev->qps[qpn]; qpn++)
-			;
+	qpn = dev->qps ? qp_pick_qpn(dev, 1u << log_max_qp) : CXFW_MAX_QPS;
 	/* PD and CQs cannot have gone meanwhile: only commands (this thread) free them */
 	if (qpn >= CXFW_MAX_QPS || qpn >= (1u << log_max_qp)) {
 		pthread_mutex_unlock(&dev->lock);

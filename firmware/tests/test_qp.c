@@ -351,6 +351,26 @@ TEST(qp_holds_its_pd_and_cqs)
 	CHECK_EQ(drv_dealloc_pd(t, e.pd), 0);
 }
 
+/* QPNs rotate: one destroyed a moment ago is not handed out again at once (IB CM timewait). */
+TEST(qp_numbers_are_not_reused_at_once)
+{
+	struct qp_env e;
+	struct qp_args a;
+	uint32_t q1, q2, q3;
+
+	CHECK_EQ(setup(t, &e), 0);
+	a = qp_defaults(t, &e, CXIB_QPC_ST_RC);
+	CHECK_EQ(create_qp(t, &a, &q1), 0);
+	CHECK_EQ(destroy_qp(t, q1), 0);
+	CHECK_EQ(create_qp(t, &a, &q2), 0);
+	CHECK(q2 != q1);
+	CHECK(q2 > q1);
+	CHECK_EQ(destroy_qp(t, q2), 0);
+	CHECK_EQ(create_qp(t, &a, &q3), 0);
+	CHECK(q3 > q2);
+	CHECK_EQ(destroy_qp(t, q3), 0);
+}
+
 TEST(special_qps_and_umr_qp_are_created)
 {
 	struct qp_mod m = { 0 };
