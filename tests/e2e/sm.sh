@@ -146,8 +146,12 @@ check "perfquery -x: 64-bit data counters agree with the 32-bit ones" bash -c \
 perfquery "$plid" 1 >pq-peer.txt 2>&1
 check "perfquery $plid 1: the peer's counters" has "^# Port counters: Lid $plid port 1" pq-peer.txt
 
+touch pma.read
 if [ "$me" = "$srv" ]; then
-	# reset the peer's counters, then read them: only the MADs of this exchange remain
+	# reset the peer's counters, then read them: only the MADs of this exchange remain.
+	# Not before the peer has read its own: a reset between its perfquery and perfquery -x
+	# would make the 64-bit counters smaller than the 32-bit ones it read just before.
+	wait_file "$PEERDIR/pma.read" 120
 	perfquery -R "$plid" 1 >pq-reset.txt 2>&1
 	check "perfquery -R $plid 1: reset" bash -c "! grep -qi 'iberror' pq-reset.txt"
 	perfquery "$plid" 1 >pq-after.txt 2>&1
