@@ -48,7 +48,10 @@ meet dg_pings
 
 iperf_srv() { # iperf_srv NAME: one-shot iperf3 server on node1
 	timeout 90 iperf3 -s -1 -p 5201 >"$1.srv.txt" 2>&1 &
-	sleep 1
+	for _ in $(seq 100); do
+		ss -ltn | grep -q ':5201 ' && break
+		sleep 0.1
+	done
 	touch "$1.ready"
 }
 iperf_cli() { # iperf_cli NAME ARGS...: node2's client once node1's server is ready

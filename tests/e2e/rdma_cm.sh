@@ -18,19 +18,31 @@ srv=${CXLAB_NODES%% *}
 meet up
 check "ping $PEER_IP over ib0" ping -c 2 -W 5 "$PEER_IP"
 
-# pair NAME SERVER_CMD CLIENT_CMD [stays]: the server on node1, started first; the client on
-# node2 once the server has had time to listen.  Both must exit 0; the server must end on its
-# own within 30 s of the client, except one that "stays" (serves until it is stopped: then
-# only the client's status counts and the server must still be running).
+# pair NAME SERVER_CMD CLIENT_CMD [FLAGS]: the server on node1, started first; the client on
+# node2 once the server listens (a new LISTEN rdma_cm ID, up to 20 s).  Both must exit 0; the
+# server must end on its own within 30 s of the client.  FLAGS: "stays", a server that serves
+# until it is stopped (then only the client's status counts and the server must still be
+# running); "nolisten", a server that does not listen (it gets 3 s to set itself up).
+listening() { rdma res show cm_id 2>/dev/null | grep -c 'state LISTEN'; }
 pair() {
-	local name=$1 scmd=$2 ccmd=$3 stays=${4:-} rc pid
+	local name=$1 scmd=$2 ccmd=$3 flags=${4:-} rc pid n0
 	if [ "$CXLAB_NODE" = "$srv" ]; then
+		n0=$(listening)
 		timeout 90 bash -c "$scmd" >"$name.srv.txt" 2>&1 &
 		pid=$!
-		sleep 2
+		if [[ $flags == *nolisten* ]]; then
+			sleep 3
+		else
+			for _ in $(seq 200); do
+				[ "$(listening)" -gt "$n0" ] && break
+				sleep 0.1
+			done
+			check "$name: the server listens" test "$(listening)" -gt "$n0"
+			sleep 0.2
+		fi
 		touch "$name.ready"
 		wait_file "$PEERDIR/$name.rc" 120
-		if [ -n "$stays" ]; then
+		if [[ $flags == *stays* ]]; then
 			check "$name (server: $scmd, still serving)" kill $pid
 			wait $pid
 			rc=0
@@ -60,7 +72,7 @@ pair rping "rping -s -a $S -V -C 20 -S 1024" "rping -c -a $S -V -C 20 -S 1024"
 pair rping6 "rping -s -a $S6 -V -C 10" "rping -c -a $S6 -V -C 10"
 pair ucmatose "ucmatose -c 8" "ucmatose -s $S -c 8 -C 10"
 pair udaddy "udaddy" "udaddy -s $S"
-pair mckey "mckey -m 239.1.1.1 -b $S -C 5" "sleep 1; mckey -m 239.1.1.1 -s -b $IPOIB_NET.2 -C 5"
+pair mckey "mckey -m 239.1.1.1 -b $S -C 5" "mckey -m 239.1.1.1 -s -b $IPOIB_NET.2 -C 5" nolisten
 pair rdma_client "rdma_server" "rdma_client -s $S"
 pair rstream "rstream -T v -S 65536 -C 200" "rstream -s $S -T v -S 65536 -C 200"
 pair riostream "riostream -T v -S 65536 -C 200" "riostream -s $S -T v -S 65536 -C 200"
