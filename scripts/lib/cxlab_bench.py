@@ -721,8 +721,48 @@ def run_device(runner, test, size, dev, role, mtu, progress):
     return summarise_attempts(attempts)
 
 
+def cmd_bench_ipoib(args, lab):
+    """`cxlab bench --ipoib`: IPoIB against virtio-net (scripts/lib/cxlab_netbench.py)."""
+    import cxlab_netbench as nb
+    st = lab.load_state()
+    own = st is None
+    if own:
+        if (getattr(args, "sm", None) or "opensm") != "opensm":
+            raise lab.LabError("--ipoib needs the lab's opensm (IPoIB joins the broadcast "
+                               "group the SM creates): leave --sm at its default")
+        lab.say("bench: no lab running: booting 2 nodes for this run")
+        st = lab.lab_up(args, 2, "bench")
+        results = st["results"]
+    else:
+        if st.get("sm") != "opensm":
+            raise lab.LabError("the running lab has no subnet manager, which IPoIB needs: "
+                               "cxlab down, then cxlab bench --ipoib")
+        results = lab.new_results_dir(args, "bench")
+    try:
+        doc = nb.run(args, lab, st, results, save_json)
+    finally:
+        if own:
+            lab.lab_down_state(st, quiet=True)
+    path = os.path.join(results, "bench.json")
+    save_json(path, doc)
+    headers, trows = nb.build_table(doc["rows"])
+    print()
+    print(lab.table(headers, trows))
+    print(f"tcp_bw: iperf3, one TCP stream node2 -> node1, {nb.IPERF_SECONDS} s; ping_rtt: "
+          f"{nb.PING_COUNT} pings, average.  Soft-RoCE: {doc['baseline_rxe']}")
+    print()
+    lab.say(f"results in {results}; JSON in {path}")
+    lab.write_json(args.json, doc)
+    failed = sum(1 for r in doc["rows"] for p, _ in nb.PATHS
+                 if r.get(p, {}).get("status") != "ok")
+    lab.say(f"{len(doc['rows']) * len(nb.PATHS) - failed} runs gave a number, {failed} failed")
+    return 1 if failed else 0
+
+
 def cmd_bench(args, lab):
     """`cxlab bench`: see Documentation/bench.md."""
+    if args.ipoib:
+        return cmd_bench_ipoib(args, lab)
     try:
         tests = select_tests(args.tests)
         sizes = [parse_size(x) for x in args.sizes.split(",")] if args.sizes else None
@@ -809,6 +849,9 @@ def cmd_bench(args, lab):
 
 def add_parser(sub, common):
     p = sub.add_parser("bench", help="perftest matrix on cxib and Soft-RoCE (baseline)")
+    p.add_argument("--ipoib", action="store_true",
+                   help="IPoIB (datagram, connected) against virtio-net: iperf3 TCP and ping "
+                        "instead of the perftest matrix")
     p.add_argument("--quick", action="store_true",
                    help="a handful of rows for CI (write_bw 64K, write_lat 2, read_bw 64K, "
                         "send_lat 2)")

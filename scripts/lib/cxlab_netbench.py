@@ -1,0 +1,235 @@
+# SPDX-License-Identifier: GPL-2.0-only
+"""cxlab bench --ipoib: IP over cxib (the stock ib_ipoib, datagram and connected mode)
+against the management network's virtio-net, in the same guests and the same run.
+
+Rows: iperf3 TCP throughput (one stream, node2 -> node1) and ping round-trip time, each on
+ib0 in datagram mode, ib0 in connected mode and the management interface.  Soft-RoCE has no
+IPoIB: IP over rxe is IP over the Ethernet netdev rxe sits on, i.e. the virtio-net row
+itself, so there is no third column (the JSON says so).
+
+The pure parts (parsing iperf3's JSON and ping's summary, rows, the table, the document) are
+tested by scripts/tests/test_cxlab_netbench.py; the lab parts use scripts/cxlab's functions,
+passed in as `lab`, and cxlab_bench's Runner conventions (one job per row on both nodes).
+"""
+
+import json
+import os
+import re
+import time
+
+SERVER_NODE, CLIENT_NODE = "node1", "node2"
+IPOIB_NET = "198.51.100"  # RFC 5737 TEST-NET-2, as tests/e2e/ipoib_lib.sh: the lab's own
+PATHS = [  # (name, what) in table order; the last one is the reference
+    ("ipoib-datagram", "ib0, datagram mode, MTU 2044 (the broadcast group's 2048 - 4)"),
+    ("ipoib-connected", "ib0, connected mode, MTU 65520 (RC QPs through ib_cm)"),
+    ("virtio-net", "the management interface (virtio-net, QEMU dgram netdev, host UDP relay)"),
+]
+REFERENCE = "virtio-net"
+TESTS = {  # name -> (unit, kind): kind "bw" higher is better, "lat" lower is better
+    "tcp_bw": ("Mbit/s", "bw"),
+    "ping_rtt": ("ms", "lat"),
+}
+IPERF_SECONDS = 5
+PING_COUNT = 50
+JOB_TIMEOUT = 180
+
+
+class ParseError(Exception):
+    pass
+
+
+def parse_iperf3(text):
+    """Receiver throughput in Mbit/s from the iperf3 -J document inside @text."""
+    i = text.find("{")
+    if i < 0:
+        raise ParseError("no iperf3 JSON in the output")
+    try:
+        doc, _ = json.JSONDecoder().raw_decode(text[i:])
+    except ValueError as e:
+        raise ParseError(f"iperf3 JSON unreadable: {e}")
+    if doc.get("error"):
+        raise ParseError(f"iperf3: {doc['error']}")
+    end = doc.get("end") or {}
+    s = end.get("sum_received") or end.get("sum")
+    if not s or "bits_per_second" not in s:
+        raise ParseError("iperf3 JSON has no receiver summary")
+    return s["bits_per_second"] / 1e6
+
+
+_PING_RTT = re.compile(r"rtt min/avg/max/mdev = ([\d.]+)/([\d.]+)/([\d.]+)/([\d.]+) ms")
+_PING_LOSS = re.compile(r"(\d+) packets transmitted, (\d+) received")
+
+
+def parse_ping(text):
+    """(average RTT in ms, packets sent, packets received) from ping's summary."""
+    m, n = _PING_RTT.search(text), _PING_LOSS.search(text)
+    if not n:
+        raise ParseError("no ping summary in the output")
+    if not m:
+        raise ParseError(f"ping got no reply ({n.group(1)} sent)")
+    return float(m.group(2)), int(n.group(1)), int(n.group(2))
+
+
+def ratio(kind, value, ref):
+    """@value relative to @ref, > 1 when value is better."""
+    if value is None or ref is None or value <= 0 or ref <= 0:
+        return None
+    return value / ref if kind == "bw" else ref / value
+
+
+def make_rows(results):
+    """Rows from {(test, path): outcome}; each row holds every path and the ratio of each
+    IPoIB path to virtio-net."""
+    rows = []
+    for test, (unit, kind) in TESTS.items():
+        row = {"test": test, "unit": unit, "kind": kind}
+        for path, _ in PATHS:
+            if (test, path) in results:
+                row[path] = results[(test, path)]
+        ref = row.get(REFERENCE, {}).get("value")
+        for path, _ in PATHS:
+            if path != REFERENCE and path in row:
+                row[f"{path} vs {REFERENCE}"] = ratio(kind, row[path].get("value"), ref)
+        rows.append(row)
+    return rows
+
+
+def fmt(v, unit):
+    if v is None:
+        return "-"
+    return f"{v:.0f} {unit}" if v >= 100 else f"{v:.3g} {unit}"
+
+
+def build_table(rows):
+    headers = ["test"] + [p for p, _ in PATHS] + \
+        [f"{p} vs {REFERENCE}" for p, _ in PATHS if p != REFERENCE]
+    out = []
+    for row in rows:
+        line = [row["test"]]
+        for p, _ in PATHS:
+            r = row.get(p)
+            if r is None:
+                line.append("not run")
+            elif r["status"] == "ok":
+                line.append(fmt(r["value"], row["unit"]))
+            else:
+                line.append(f"failed: {r['reason'][:40]}")
+        for p, _ in PATHS:
+            if p != REFERENCE:
+                x = row.get(f"{p} vs {REFERENCE}")
+                line.append(f"{x:.2f}x" if x is not None else "-")
+        out.append(line)
+    return headers, out
+
+
+def document(rows, results_dir, partial=False):
+    return {"command": "bench --ipoib", "results": results_dir, "rows": rows,
+            "complete": not partial,
+            "paths": {p: what for p, what in PATHS},
+            "tests": {"tcp_bw": f"iperf3 -c <node1> -t {IPERF_SECONDS} -J, one TCP stream "
+                                "node2 -> node1, the receiver's bits_per_second",
+                      "ping_rtt": f"ping -c {PING_COUNT} -i 0.05 node2 -> node1, average RTT"},
+            "baseline_rxe": "none: Soft-RoCE has no IPoIB; IP over rxe is IP over its "
+                            "Ethernet netdev, which is the virtio-net row",
+            "units": {"ratio": "IPoIB path relative to virtio-net, > 1 = IPoIB better"}}
+
+
+GUEST_SCRIPT = r"""#!/bin/bash
+# One row of `cxlab bench --ipoib` (generated by scripts/lib/cxlab_netbench.py).
+set -u
+TEST='@TEST@' PATHNAME='@PATH@' SECS=@SECS@ COUNT=@COUNT@ NET='@NET@'
+SERVER='@SERVER@' CLIENT='@CLIENT@'
+ROLE=client; [ "$CXLAB_NODE" = "$SERVER" ] && ROLE=server
+SDIR=/cxlab/results/$CXLAB_JOB/$SERVER
+fail() { echo "BENCH-ERROR: $*"; echo "failed: $*" >"$ROLE.state"; exit 3; }
+modprobe ib_ipoib 2>err.txt || fail "modprobe ib_ipoib: $(head -n1 err.txt)"
+for _ in $(seq 100); do [ -e /sys/class/net/ib0 ] && break; sleep 0.1; done
+[ -e /sys/class/net/ib0 ] || fail "no ib0 after loading ib_ipoib"
+mode=datagram mtu=2044
+[ "$PATHNAME" = ipoib-connected ] && mode=connected mtu=65520
+ip link set ib0 up
+if [ "$(cat /sys/class/net/ib0/mode)" != $mode ]; then
+	echo $mode >/sys/class/net/ib0/mode || fail "cannot set ib0 to $mode mode"
+fi
+ip link set ib0 mtu $mtu || fail "ib0 refuses MTU $mtu"
+ip addr replace "$NET.$CXLAB_INDEX/24" dev ib0
+for _ in $(seq 600); do [ "$(cat /sys/class/net/ib0/carrier)" = 1 ] && break; sleep 0.1; done
+[ "$(cat /sys/class/net/ib0/carrier)" = 1 ] || fail "ib0 has no carrier (is the SM up?)"
+dst=$NET.1
+[ "$PATHNAME" = virtio-net ] && dst=$CXLAB_SERVER_ADDR
+echo "BENCH-INFO: path=$PATHNAME dst=$dst ib0_mode=$(cat /sys/class/net/ib0/mode)"
+if [ "$ROLE" = server ]; then
+	[ "$TEST" = tcp_bw ] || { echo ready >server.state; exit 0; }
+	timeout $((SECS + 60)) iperf3 -s -1 -p 5209 >iperf.txt 2>&1 &
+	pid=$!
+	for _ in $(seq 100); do ss -ltn | grep -q ':5209 ' && break; sleep 0.1; done
+	echo ready >server.state
+	wait $pid
+	exit $?
+fi
+for _ in $(seq 600); do [ -s "$SDIR/server.state" ] && break; sleep 0.1; done
+s=$(cat "$SDIR/server.state" 2>/dev/null)
+[ "$s" = ready ] || fail "server side: ${s:-did not start}"
+ping -c 3 -W 5 "$dst" >/dev/null 2>&1  # resolve the neighbour (and ib0's path) first
+if [ "$TEST" = tcp_bw ]; then
+	timeout $((SECS + 30)) iperf3 -c "$dst" -p 5209 -t "$SECS" -J
+else
+	ping -c "$COUNT" -i 0.05 -W 5 "$dst"
+fi
+"""
+
+
+def guest_script(test, path):
+    subst = {"@TEST@": test, "@PATH@": path, "@SECS@": str(IPERF_SECONDS),
+             "@COUNT@": str(PING_COUNT), "@NET@": IPOIB_NET,
+             "@SERVER@": SERVER_NODE, "@CLIENT@": CLIENT_NODE}
+    text = GUEST_SCRIPT
+    for k, v in subst.items():
+        text = text.replace(k, v)
+    return text
+
+
+def outcome(test, client_output, client_status):
+    """The (test, path) result from the client's output and job status."""
+    err = re.search(r"BENCH-ERROR: (.*)", client_output)
+    if err:
+        return {"status": "failed", "reason": err.group(1).strip()}
+    try:
+        if test == "tcp_bw":
+            return {"status": "ok", "value": parse_iperf3(client_output)}
+        avg, sent, rcvd = parse_ping(client_output)
+        return {"status": "ok", "value": avg, "sent": sent, "received": rcvd}
+    except ParseError as e:
+        return {"status": "failed", "reason": f"{e} (client {client_status})"}
+
+
+def run(args, lab, st, results, save_json):
+    """Every row on the running lab @st; returns the JSON document."""
+    by = {n["name"]: n for n in st["nodes"]}
+    nodes = [by[SERVER_NODE], by[CLIENT_NODE]]
+    got, k = {}, 0
+    total = len(TESTS) * len(PATHS)
+    for test in TESTS:
+        for path, _ in PATHS:
+            k += 1
+            job = f"netbench-{k:02d}-{test}-{path}"
+            script = os.path.join(st["run"], f"{job}.sh")
+            with open(script, "w") as f:
+                f.write(guest_script(test, path))
+            t0 = time.time()
+            try:
+                res = lab.run_job(st, job, script, nodes, JOB_TIMEOUT, results)
+                out = ""
+                if res[CLIENT_NODE].get("output") and os.path.exists(res[CLIENT_NODE]["output"]):
+                    with open(res[CLIENT_NODE]["output"], errors="replace") as f:
+                        out = f.read()
+                r = outcome(test, out, res[CLIENT_NODE]["status"])
+            except lab.LabError as e:
+                r = {"status": "failed", "reason": str(e)}
+            r["seconds"] = round(time.time() - t0, 1)
+            got[(test, path)] = r
+            shown = fmt(r["value"], TESTS[test][0]) if r["status"] == "ok" else r["reason"]
+            lab.say(f"bench: [{k}/{total}] {test} on {path}: {shown} ({r['seconds']}s)")
+            save_json(os.path.join(results, "bench.json"),
+                      document(make_rows(got), results, partial=True))
+    return document(make_rows(got), results)
