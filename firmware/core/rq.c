@@ -6,14 +6,16 @@
  * counter of the QP's doorbell record (the record is the authority); an SRQ is a linked
  * list followed from srq->wqe_head through each WQE's next segment, bounded by the SRQ
  * doorbell record's counter.  A WQE is a scatter list of data segments ending at the first
- * CXIB_INVALID_LKEY entry or the stride end (prm-subset.md 6.2, 5.6).  A regular RQ WQE is
+ * CXIB_INVALID_LKEY entry or the stride end (the layouts of mlx5_wqe_data_seg and
+ * mlx5_wqe_srq_next_seg in upstream include/linux/mlx5/qp.h).  A regular RQ WQE is
  * counted consumed when its CQE is written (so a QP that fails mid-message flushes it); an
  * SRQ WQE leaves the SRQ when a message takes it.  An unreadable WQE (or an SRQ link
  * outside the SRQ, which also puts the SRQ in error) completes with LOCAL_QP_OP_ERR.
  *
- * RC (ib-transport.md 4): ePSN from next_rcv_psn at INIT2RTR; PSN ahead -> one sequence
- * NAK until ePSN arrives; behind -> duplicate (re-ACK; READ re-executed from the requested
- * PSN; atomics replayed from the resource ring, never re-executed); opcode sequence and
+ * RC (IBTA vol 1 ch. 9, reliable service): ePSN from next_rcv_psn at INIT2RTR; PSN
+ * ahead -> one sequence NAK until ePSN arrives; behind -> duplicate (re-ACK; READ
+ * re-executed from the requested PSN; atomics replayed from the resource ring, never
+ * re-executed); opcode sequence and
  * length checks; SEND / WRITE / READ / atomics with MSN counting; ACKs coalesced: sent at
  * once for AckReq, otherwise from cxfw_resp_process() after the batch.  READ responses and
  * atomic ACKs are streamed from the resource ring (2^log_rra_max entries) in PSN order,
@@ -31,7 +33,7 @@
 
 #include "cxfw_priv.h"
 
-/* AETH syndromes the responder sends (ib-transport.md 1.6). */
+/* AETH syndromes the responder sends (IBTA vol 1 ch. 9, the AETH syndrome encodings). */
 #define CXFW_AETH_ACK		CXIB_AETH_ACK(CXIB_AETH_CREDIT_INVALID)
 #define CXFW_AETH_NAK_SEQ	CXIB_AETH_NAK(CXIB_AETH_NAK_PSN_SEQ_ERR)
 #define CXFW_AETH_NAK_INV	CXIB_AETH_NAK(CXIB_AETH_NAK_INVALID_REQ)
@@ -696,7 +698,10 @@ static bool op_only(uint8_t op)
 	return op_starts(op) && op_ends(op);
 }
 
-/* Opcode allowed after the open message (ib-transport.md 4.3) and on this transport. */
+/*
+ * Opcode allowed after the open message and on this transport (IBTA vol 1 ch. 9, the
+ * opcode sequence within a message).
+ */
 static bool resp_seq_ok(const struct cxfw_qp *qp, uint8_t op)
 {
 	bool uc = qp->st == CXIB_QPC_ST_UC;
@@ -984,7 +989,7 @@ static void resp_rx_atomic(struct cxfw_dev *dev, struct cxfw_qp *qp, const struc
 		resp_queue(dev, qp);
 }
 
-/* RC duplicate (PSN behind ePSN, ib-transport.md 4.4). */
+/* RC duplicate (PSN behind ePSN, IBTA vol 1 ch. 9: duplicate requests). */
 static void resp_duplicate(struct cxfw_dev *dev, struct cxfw_qp *qp, const struct cxfw_pkt *p,
 			   uint8_t op)
 {
@@ -1058,7 +1063,7 @@ static void resp_rx_conn(struct cxfw_dev *dev, struct cxfw_qp *qp, const struct 
 	uint8_t op = CXIB_BTH_OP_OPERATION(p->opcode);
 	int d = psn_cmp(p->psn, r->epsn);
 
-	/* a connected QP takes requests only from its peer (ib-transport.md 4.1 step 5) */
+	/* a connected QP takes requests only from its peer (IBTA vol 1 ch. 9, header checks) */
 	if (rlid && p->slid != rlid) {
 		cxfw_stat_add(dev, &dev->stats.pkts_dropped, 1);
 		return;

@@ -2,16 +2,17 @@
 /*
  * cxfw requester (engine.h): send WQEs -> packets, and back from responses to CQEs.
  *
- * Send engine (prm-subset.md 6.1): the doorbell record's send counter says how many
- * WQEBBs the driver posted; each WQE (1..16 WQEBBs, may wrap the ring) is copied into the
- * QP's window (sq.h), its control segment checked (opcode for the transport, ds, qpn,
+ * Send engine (rung as upstream drivers/infiniband/hw/mlx5/wr.c does): the doorbell
+ * record's send counter says how many WQEBBs the driver posted; each WQE (1..16 WQEBBs,
+ * may wrap the ring) is copied into the QP's window (sq.h), its control segment checked
+ * (opcode for the transport, ds, qpn,
  * wqe_index) and its segments parsed: datagram segment (UD/QP0/QP1), remote address,
  * atomic, then data or inline segments.  UMR (fast registration, UMR-form LOCAL_INV) and
  * NOP are local operations executed when their turn comes.  A malformed WQE or a failed
  * key check completes it with an error CQE (LOCAL_QP_OP_ERR, LOCAL_PROT_ERR,
  * LOCAL_LENGTH_ERR) once every older WQE has completed, and the QP goes to ERR.
  *
- * Transport (ib-transport.md 3, 5): messages are cut into MTU packets (FIRST/MIDDLE/LAST or
+ * Transport (IBTA vol 1 ch. 9): messages are cut into MTU packets (FIRST/MIDDLE/LAST or
  * ONLY), PSNs 24-bit from next_send_psn, an RDMA READ reserves one PSN per response packet.
  * RC: AckReq on the last packet of a message and every CXFW_REQ_ACKREQ_PKTS packets; at
  * most CXFW_REQ_MAX_UNACKED PSNs and 2^log_sra_max READ/ATOMIC WQEs outstanding; fences
@@ -46,7 +47,7 @@ struct cxfw_req_dev {
 	struct cxfw_qp *cursor;		/* where the next cxfw_req_process() starts */
 };
 
-/* RNR NAK timer codes (AETH value) in units of 10 us (ib-transport.md 3.6). */
+/* RNR NAK timer codes (AETH value) in units of 10 us (IBTA vol 1 ch. 9, AETH). */
 static const uint32_t cxfw_rnr_10us[32] = {
 	65536, 1, 2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64, 96, 128, 192,
 	256, 384, 512, 768, 1024, 1536, 2048, 3072, 4096, 6144, 8192, 12288, 16384, 24576,

@@ -4,8 +4,8 @@
  * struct cxfw_pkt, their CRCs, the device-internal loopback queue and the dispatch of
  * arriving packets to the requester (responses) and the responder (requests).
  *
- * Wire format: include/cxib/ibwire.h, reference/ib-transport.md sections 1-2.  Receive
- * checks, in order: link layer (length vs LRH.PktLen, VCRC, LVer, LNH), network layer
+ * Wire format: include/cxib/ibwire.h, IBTA vol 1 ch. 7-9 (LRH, VCRC; GRH; BTH, ICRC).
+ * Receive checks, in order: link layer (length vs LRH.PktLen, VCRC, LVer, LNH), network layer
  * (GRH IPVer / NxtHdr / PayLen), transport header (ICRC, TVer, opcode, header lengths,
  * PadCnt), addressing (DLID, permissive LID, VL15), P_Key (6.3), QP and transport class.
  * Each failure drops the packet silently, as IB does, with a counter and a DEBUG line.

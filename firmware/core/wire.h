@@ -5,7 +5,7 @@
  * it to cxfw_wire_send(); packets that arrive (from the cable or looped back inside the
  * device) are parsed, checked (VCRC, ICRC, LRH/BTH consistency, P_Key, DLID/DGID) and
  * dispatched by wire.c to cxfw_req_rx() / cxfw_resp_rx() (engine.h).  The byte layouts
- * live in include/cxib/ibwire.h; reference/ib-transport.md §1-2 and §5-7.
+ * live in include/cxib/ibwire.h; IBTA vol 1 ch. 7-9 and ch. 13 (MADs).
  *
  * Context: everything here runs in the worker (cxfw_process(), cxfw_port_receive()), never
  * with dev->lock held.
@@ -124,7 +124,7 @@ void cxfw_wire_reset(struct cxfw_dev *dev);
 /*
  * ICRC / VCRC over a wire-format packet (exposed for the tests).  cxfw_icrc() covers the
  * first @len bytes (LRH through the last pad byte), masking the variant fields the LNH in
- * the LRH calls for (ib-transport.md 1.8); cxfw_vcrc() covers @len bytes as they are
+ * the LRH calls for (IBTA vol 1 ch. 7); cxfw_vcrc() covers @len bytes as they are
  * (LRH through ICRC, 1.9).  Both values go on the wire least-significant byte first.
  */
 uint32_t cxfw_icrc(const void *pkt, size_t len);
