@@ -393,6 +393,11 @@ static const struct {
 	CXFW_STAT(traps_repressed),
 	CXFW_STAT(traps_dropped),
 	CXFW_STAT(port_state_drops),
+	CXFW_STAT(lso_wqes),
+	CXFW_STAT(lso_segments),
+	CXFW_STAT(tx_csum_offloads),
+	CXFW_STAT(rx_csum_ok),
+	CXFW_STAT(rx_csum_bad),
 };
 #undef CXFW_STAT
 

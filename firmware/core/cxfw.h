@@ -153,6 +153,10 @@ struct cxfw_stats {
 	uint64_t mkey_violations;	/* SMPs refused for a wrong M_Key */
 	uint64_t traps_sent, traps_repressed, traps_dropped;	/* SMA traps to the SM */
 	uint64_t port_state_drops;	/* packets the logical port state kept off the wire */
+	/* IPoIB UD offloads (ipoib.c) */
+	uint64_t lso_wqes, lso_segments;	/* LSO WQEs executed, packets they became */
+	uint64_t tx_csum_offloads;	/* messages sent with checksums filled in */
+	uint64_t rx_csum_ok, rx_csum_bad;	/* IP messages received: both checksums good, not */
 };
 void cxfw_get_stats(struct cxfw_dev *dev, struct cxfw_stats *st);
 

@@ -216,6 +216,17 @@ struct cxfw_qp {
 	struct cxfw_resp resp;		/* responder (rq.c), worker only */
 };
 
+/*
+ * A UD QP carrying IPoIB with the stateless offloads (ipoib.c): its send WQEs have the
+ * Ethernet segment, its receives are checksum-checked.
+ */
+static inline bool cxfw_qp_ipoib(const struct cxfw_qp *qp)
+{
+	return qp->st == CXIB_QPC_ST_UD &&
+	       CXIB_GET(qp->qpc, CXIB_QPC_ULP_STATELESS_OFFLOAD_MODE) ==
+	       CXIB_QPC_ULP_OFFLOAD_IPOIB_UD;
+}
+
 /* One shared receive queue (srq.c; its WQEs are consumed by rq.c). */
 struct cxfw_srq {
 	__be32 srqc[CXIB_SRQC_SIZE / 4];	/* context image as created */

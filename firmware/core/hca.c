@@ -97,6 +97,7 @@ static void cxfw_caps_max(struct cxfw_dev *dev, __be32 *c)
 	CXIB_SET(c, CXIB_HCA_CAP_PKV, 1);
 	CXIB_SET(c, CXIB_HCA_CAP_XRC, 1);
 	CXIB_SET(c, CXIB_HCA_CAP_UD, 1);
+	CXIB_SET(c, CXIB_HCA_CAP_IPOIB_BASIC_OFFLOADS, 1);	/* ipoib.c: checksums, LSO */
 	CXIB_SET(c, CXIB_HCA_CAP_UC, 1);
 	CXIB_SET(c, CXIB_HCA_CAP_RC, 1);
 	CXIB_SET(c, CXIB_HCA_CAP_UAR_SZ, CXFW_LOG_UAR_AREA);

@@ -172,6 +172,7 @@ uint8_t cxfw_cmd_create_qp(struct cxfw_dev *dev, struct cxfw_cmd *cmd)
 	uint32_t cqn_snd = CXIB_GET(qpc, CXIB_QPC_CQN_SND);
 	uint32_t cqn_rcv = CXIB_GET(qpc, CXIB_QPC_CQN_RCV);
 	uint32_t srqn = CXIB_GET(qpc, CXIB_QPC_SRQN_RMPN_XRQN);
+	uint32_t offload = CXIB_GET(qpc, CXIB_QPC_ULP_STATELESS_OFFLOAD_MODE);
 	uint64_t dbr = CXIB_GET64(qpc, CXIB_QPC_DBR_ADDR), probe, rq_bytes = 0, sq_bytes = 0;
 	uint32_t max_log_sz, log_max_qp, qpn, npas = 0;
 	uint64_t *list = NULL;
@@ -208,6 +209,11 @@ uint8_t cxfw_cmd_create_qp(struct cxfw_dev *dev, struct cxfw_cmd *cmd)
 	if (log_rq > max_log_sz || log_sq > max_log_sz)
 		st = cxfw_fail(cmd, CXIB_CMD_STAT_BAD_PARAM,
 			       CXFW_SYND(CXFW_SYND_BAD_PARAM, log_rq > log_sq ? log_rq : log_sq));
+	else if (offload != CXIB_QPC_ULP_OFFLOAD_NONE &&
+		 (st_type != CXIB_QPC_ST_UD || offload != CXIB_QPC_ULP_OFFLOAD_IPOIB_UD ||
+		  !CXIB_GET(dev->cap_cur.dw, CXIB_HCA_CAP_IPOIB_BASIC_OFFLOADS)))
+		/* the IPoIB offloads (ipoib.c): UD QPs only, when the capability is on */
+		st = cxfw_fail(cmd, CXIB_CMD_STAT_BAD_PARAM, CXFW_SYND(CXFW_SYND_BAD_PARAM, offload));
 	else if (!cxfw_pd_valid(dev, pd))
 		st = cxfw_fail(cmd, CXIB_CMD_STAT_BAD_RES, CXFW_SYND(CXFW_SYND_BAD_RES, pd));
 	else if (!cxfw_uar_allocated(dev, uar))

@@ -406,7 +406,8 @@ static void resp_cq_failed(struct cxfw_dev *dev, struct cxfw_qp *qp)
 
 /* Successful completion of the held WQE. */
 static void resp_complete(struct cxfw_dev *dev, struct cxfw_qp *qp, const struct cxfw_pkt *p,
-			  unsigned int opcode, uint32_t byte_cnt, uint32_t imm_inval)
+			  unsigned int opcode, uint32_t byte_cnt, uint32_t imm_inval,
+			  const struct cxfw_ipoib_rx *rx)
 {
 	bool ud = qp->st == CXIB_QPC_ST_UD || qp->st == CXIB_QPC_ST_QP0 ||
 		  qp->st == CXIB_QPC_ST_QP1;
@@ -427,6 +428,11 @@ static void resp_complete(struct cxfw_dev *dev, struct cxfw_qp *qp, const struct
 	else if (qp->st == CXIB_QPC_ST_QP1)
 		/* the packet's P_Key itself; the host maps it to its table index */
 		CXIB_SET(&cqe, CXIB_CQE_PKEY, p->pkey);
+	if (rx) {
+		CXIB_SET(&cqe, CXIB_CQE_HDS_IP_EXT, rx->hds_ip_ext);
+		CXIB_SET(&cqe, CXIB_CQE_L4_HDR_TYPE, rx->l4_type);
+		CXIB_SET(&cqe, CXIB_CQE_L3_HDR_TYPE, rx->l3_type);
+	}
 	if (cxfw_cq_post(dev, qp->cqn_rcv, &cqe)) {
 		resp_wqe_done(dev, qp);
 		resp_cq_failed(dev, qp);
@@ -792,7 +798,7 @@ static void resp_rx_send(struct cxfw_dev *dev, struct cxfw_qp *qp, const struct 
 		imm = p->ieth_rkey;
 	}
 	r->msn = (r->msn + 1) & CXFW_MSN_MASK;
-	resp_complete(dev, qp, p, opcode, r->rcv_off, imm);
+	resp_complete(dev, qp, p, opcode, r->rcv_off, imm, NULL);
 	if (resp_qp_state(dev, qp) != CXIB_QPC_STATE_ERR)
 		resp_ack(dev, qp, p, p->psn);
 }
@@ -864,7 +870,7 @@ static void resp_rx_write(struct cxfw_dev *dev, struct cxfw_qp *qp, const struct
 	r->msg = CXFW_RESP_MSG_NONE;
 	r->msn = (r->msn + 1) & CXFW_MSN_MASK;
 	if (imm) {
-		resp_complete(dev, qp, p, CXIB_CQE_OPCODE_RESP_WR_IMM, r->wr_len, p->imm);
+		resp_complete(dev, qp, p, CXIB_CQE_OPCODE_RESP_WR_IMM, r->wr_len, p->imm, NULL);
 		if (resp_qp_state(dev, qp) == CXIB_QPC_STATE_ERR)
 			return;
 	}
@@ -1143,6 +1149,7 @@ static void resp_rx_ud(struct cxfw_dev *dev, struct cxfw_qp *qp, const struct cx
 	uint8_t op = CXIB_BTH_OP_OPERATION(p->opcode), st;
 	__be32 grh[CXIB_GRH_LEN / 4];
 	bool imm = op == CXIB_BTH_OP_SEND_ONLY_IMM;
+	struct cxfw_ipoib_rx rx;
 	int w;
 
 	if (op != CXIB_BTH_OP_SEND_ONLY && !imm)
@@ -1180,8 +1187,16 @@ static void resp_rx_ud(struct cxfw_dev *dev, struct cxfw_qp *qp, const struct cx
 		resp_fatal(dev, qp, p, 0, st, 0);
 		return;
 	}
+	if (cxfw_qp_ipoib(qp)) {
+		/* the checksums the device checked on the way in */
+		cxfw_ipoib_rx_check(p->payload, p->paylen, &rx);
+		if (rx.l3_type)
+			cxfw_stat_add(dev, (rx.hds_ip_ext & (CXIB_CQE_L3_OK | CXIB_CQE_L4_OK)) ==
+				      (CXIB_CQE_L3_OK | CXIB_CQE_L4_OK) ?
+				      &dev->stats.rx_csum_ok : &dev->stats.rx_csum_bad, 1);
+	}
 	resp_complete(dev, qp, p, imm ? CXIB_CQE_OPCODE_RESP_SEND_IMM : CXIB_CQE_OPCODE_RESP_SEND,
-		      qp->resp.rcv_off, p->imm);
+		      qp->resp.rcv_off, p->imm, cxfw_qp_ipoib(qp) ? &rx : NULL);
 }
 
 /* ---- engine.h entry points ---------------------------------------------------------- */

@@ -324,6 +324,8 @@ static bool cxfw_opcode_ok(const struct cxfw_qp *qp, uint8_t op)
 	case CXIB_WQE_OPCODE_SEND:
 	case CXIB_WQE_OPCODE_SEND_IMM:
 		return true;
+	case CXIB_WQE_OPCODE_LSO:
+		return cxfw_qp_ipoib(qp);
 	case CXIB_WQE_OPCODE_RDMA_WRITE:
 	case CXIB_WQE_OPCODE_RDMA_WRITE_IMM:
 		return qp->st == CXIB_QPC_ST_RC || qp->st == CXIB_QPC_ST_UC;
@@ -396,6 +398,40 @@ static void cxfw_parse_av(const uint8_t *seg, const struct cxfw_qp *qp, struct c
 }
 
 /*
+ * The pad and Ethernet segment of an IPoIB UD QP's WQE at *@off: the checksum request and,
+ * for LSO, the MSS and the inline headers (kept in @w).  0 or a CQE syndrome.
+ */
+static uint8_t cxfw_parse_eth(const uint8_t *wqe, unsigned int *off, unsigned int end,
+			      struct cxfw_req_wqe *w)
+{
+	const uint8_t *e = wqe + *off + CXIB_WQE_ETH_PAD_SIZE;
+	unsigned int at = *off + CXIB_WQE_ETH_PAD_SIZE;
+	uint32_t sz;
+
+	if (at + sizeof(struct cxib_wqe_eth_seg) > end)
+		return CXIB_CQE_SYND_LOCAL_QP_OP_ERR;
+	w->cs_flags = (uint8_t)CXIB_GET(e, CXIB_WQE_ETH_CS_FLAGS);
+	sz = CXIB_GET(e, CXIB_WQE_ETH_INLINE_HDR_SZ);
+	if (w->opcode != CXIB_WQE_OPCODE_LSO) {
+		if (sz)		/* headers inline only in an LSO WQE */
+			return CXIB_CQE_SYND_LOCAL_QP_OP_ERR;
+		*off = at + sizeof(struct cxib_wqe_eth_seg);
+		return 0;
+	}
+	/* LSO: the headers must be IPoIB + IPv4/IPv6 + TCP, whole */
+	if (!sz || sz > sizeof(w->hdr) || at + CXIB_WQE_ETH_INLINE_HDR_OFFSET + sz > end)
+		return CXIB_CQE_SYND_LOCAL_QP_OP_ERR;
+	memcpy(w->hdr, e + CXIB_WQE_ETH_INLINE_HDR_OFFSET, sz);
+	if (!cxfw_ipoib_parse(w->hdr, sz, true, &w->lso))
+		return CXIB_CQE_SYND_LOCAL_QP_OP_ERR;
+	w->hlen = (uint16_t)sz;
+	w->mss = (uint16_t)CXIB_GET(e, CXIB_WQE_ETH_MSS);
+	*off = at + ((CXIB_WQE_ETH_INLINE_HDR_OFFSET + sz + CXIB_WQE_DS_SIZE - 1) &
+		     ~(uint32_t)(CXIB_WQE_DS_SIZE - 1));
+	return 0;
+}
+
+/*
  * Parse the WQE in @wqe (@bbs WQEBBs) into @w.  Returns 0 or the syndrome to complete it
  * with.  PSNs are assigned by the caller.
  */
@@ -440,6 +476,11 @@ static uint8_t cxfw_parse_wqe(struct cxfw_dev *dev, struct cxfw_qp *qp, const ui
 				return CXIB_CQE_SYND_LOCAL_QP_OP_ERR;
 			cxfw_parse_av(wqe + off, qp, &w->av);
 			off += CXIB_WQE_AV_SIZE;
+			if (cxfw_qp_ipoib(qp)) {
+				st = cxfw_parse_eth(wqe, &off, end, w);
+				if (st)
+					return st;
+			}
 		}
 		break;
 	}
@@ -470,6 +511,14 @@ static uint8_t cxfw_parse_wqe(struct cxfw_dev *dev, struct cxfw_qp *qp, const ui
 		max_msg = 1ull << CXIB_GET(dev->cap_cur.dw, CXIB_HCA_CAP_LOG_MAX_MSG);
 	if (w->len > max_msg)
 		return CXIB_CQE_SYND_LOCAL_LENGTH_ERR;
+	if (w->hlen) {
+		/* LSO: each packet is the headers and at most MSS bytes of the payload */
+		if (!w->mss || w->hlen + (uint32_t)w->mss > mtu)
+			return CXIB_CQE_SYND_LOCAL_LENGTH_ERR;
+		w->npkts = w->len ? (uint32_t)((w->len + w->mss - 1) / w->mss) : 1;
+		w->npsn = w->npkts;
+		return 0;
+	}
 	if (cxfw_st_ud(qp->st) && w->len > mtu)
 		return CXIB_CQE_SYND_LOCAL_LENGTH_ERR;
 	if (w->rd_atomic) {
@@ -787,7 +836,8 @@ static uint8_t cxfw_scatter(struct cxfw_dev *dev, const struct cxfw_qp *qp,
 static uint8_t cxfw_pkt_opcode(const struct cxfw_qp *qp, const struct cxfw_req_wqe *w,
 			       uint32_t k)
 {
-	bool first = k == 0, last = k + 1 == w->npkts;
+	/* UD: every packet is a message (an LSO WQE's segments too) */
+	bool first = k == 0 || cxfw_st_ud(qp->st), last = k + 1 == w->npkts || cxfw_st_ud(qp->st);
 	uint8_t cls = qp->st == CXIB_QPC_ST_UC ? CXIB_BTH_OP_CLASS_UC :
 		      cxfw_st_ud(qp->st) ? CXIB_BTH_OP_CLASS_UD : CXIB_BTH_OP_CLASS_RC;
 	uint8_t op;
@@ -864,14 +914,23 @@ static uint8_t cxfw_req_send_pkt(struct cxfw_dev *dev, struct cxfw_qp *qp,
 		p.atomic_swap_add = w->swap_add;
 		p.atomic_compare = w->compare;
 	} else {
-		uint64_t off = (uint64_t)k * mtu;
-		uint32_t n = w->len - off < mtu ? (uint32_t)(w->len - off) : mtu;
+		uint32_t step = w->hlen ? w->mss : mtu;	/* LSO: MSS bytes behind the headers */
+		uint64_t off = (uint64_t)k * step;
+		uint32_t n = w->len - off < step ? (uint32_t)(w->len - off) : step;
 
-		st = cxfw_gather(dev, qp, w, off, n, buf);
+		memcpy(buf, w->hdr, w->hlen);
+		st = cxfw_gather(dev, qp, w, off, n, buf + w->hlen);
 		if (st)
 			return st;
+		if (w->hlen) {
+			cxfw_ipoib_lso_fixup(buf, &w->lso, k, w->mss, n, last);
+			cxfw_stat_add(dev, &dev->stats.lso_segments, 1);
+		} else if (w->cs_flags) {
+			cxfw_ipoib_tx_csum(buf, n, w->cs_flags);
+			cxfw_stat_add(dev, &dev->stats.tx_csum_offloads, 1);
+		}
 		p.payload = buf;
-		p.paylen = n;
+		p.paylen = w->hlen + n;
 		if (k == 0) {
 			p.reth_va = w->raddr;
 			p.reth_rkey = w->rkey;
@@ -999,6 +1058,8 @@ static int cxfw_req_send(struct cxfw_dev *dev, struct cxfw_qp *qp, uint64_t now,
 			if (sqd || !cxfw_req_may_start(qp, i, w))
 				break;
 			cxfw_stat_add(dev, &dev->stats.send_wqes, 1);
+			if (w->hlen)
+				cxfw_stat_add(dev, &dev->stats.lso_wqes, 1);
 			if (w->local) {
 				st = w->opcode == CXIB_WQE_OPCODE_UMR ?
 				     cxfw_req_umr(dev, qp, w) : 0;

@@ -14,7 +14,10 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include <cxib/ipoib.h>
 #include <cxib/wqe.h>
+
+#include "ipoib.h"
 
 struct cxfw_qp;
 
@@ -73,11 +76,16 @@ struct cxfw_req_wqe {
 	uint32_t rkey;
 	uint64_t swap_add, compare;
 	struct cxfw_req_av av;
+	uint8_t cs_flags;		/* IPoIB UD: CXIB_WQE_ETH_L3_CSUM | _L4_CSUM */
+	uint16_t mss;			/* LSO: payload bytes per packet */
+	uint16_t hlen;			/* LSO: header bytes in @hdr (0: not LSO) */
+	struct cxfw_ipoib_hdrs lso;	/* LSO: the headers in @hdr */
 	unsigned int nsge;
 	union {
 		struct cxfw_req_sge sge[CXFW_REQ_MAX_SGE];
 		uint8_t data[CXFW_REQ_WQE_BYTES];	/* inline data */
 	} u;
+	uint8_t hdr[CXIB_IPOIB_LSO_MAX_HDR];	/* LSO: the WQE's inline headers */
 };
 
 struct cxfw_req {

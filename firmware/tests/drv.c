@@ -1091,6 +1091,7 @@ unsigned int drv_qp_create(struct drv_node *n, const struct drv_qp_init *a, stru
 	qp->scq = a->scq;
 	qp->rcq = a->rcq;
 	qp->srq = a->srq;
+	qp->ipoib = a->offload == CXIB_QPC_ULP_OFFLOAD_IPOIB_UD;
 	qp->buf = drv_alloc_q(n, bytes);
 	qp->sq = qp->buf + rq_bytes;
 	qp->dbr = drv_alloc_dbr(n);
@@ -1099,6 +1100,7 @@ unsigned int drv_qp_create(struct drv_node *n, const struct drv_qp_init *a, stru
 	CXIB_SET(qpc, CXIB_QPC_ST, a->st);
 	CXIB_SET(qpc, CXIB_QPC_PM_STATE, CXIB_QPC_PM_STATE_MIGRATED);
 	CXIB_SET(qpc, CXIB_QPC_BLOCK_LB_MC, a->block_lb_mc);
+	CXIB_SET(qpc, CXIB_QPC_ULP_STATELESS_OFFLOAD_MODE, a->offload);
 	CXIB_SET(qpc, CXIB_QPC_USER_INDEX, a->user_index);
 	CXIB_SET(qpc, CXIB_QPC_PD, n->pd);
 	CXIB_SET(qpc, CXIB_QPC_FRE, 1);		/* mlx5_ib: every kernel QP may fast-register */
@@ -1282,6 +1284,23 @@ int drv_post_send(struct drv_node *n, struct drv_qp *qp, const struct drv_wr *wr
 			memcpy((uint8_t *)av + CXIB_WQE_AV_RGID_OFFSET, wr->ah.dgid, 16);
 		}
 		off += CXIB_WQE_AV_SIZE;
+		if (qp->ipoib) {
+			/* zero pad, then the Ethernet segment with the LSO headers inline */
+			uint8_t *e = w + off + CXIB_WQE_ETH_PAD_SIZE;
+
+			CXIB_SET(e, CXIB_WQE_ETH_CS_FLAGS, wr->cs_flags);
+			CXIB_SET(e, CXIB_WQE_ETH_MSS, wr->mss);
+			CXIB_SET(e, CXIB_WQE_ETH_INLINE_HDR_SZ, wr->hlen);
+			if (CXIB_WQE_ETH_PAD_SIZE + CXIB_WQE_ETH_INLINE_HDR_OFFSET + off + wr->hlen >
+			    sizeof(w))
+				return -1;
+			if (wr->hlen)
+				memcpy(e + CXIB_WQE_ETH_INLINE_HDR_OFFSET, wr->hdr, wr->hlen);
+			off += CXIB_WQE_ETH_PAD_SIZE +
+			       (wr->hlen ? (uint32_t)align_up(CXIB_WQE_ETH_INLINE_HDR_OFFSET +
+							      wr->hlen, CXIB_WQE_DS_SIZE) :
+				(uint32_t)sizeof(struct cxib_wqe_eth_seg));
+		}
 	}
 	switch (wr->opcode) {
 	case CXIB_WQE_OPCODE_RDMA_WRITE:

@@ -213,6 +213,7 @@ struct drv_qp {
 	uint32_t bf_off;		/* BlueFlame half to use next */
 	struct drv_cq *scq, *rcq;
 	struct drv_srq *srq;
+	bool ipoib;			/* ulp_stateless_offload_mode IPOIB_UD */
 };
 
 /* Creation attributes; drv_qp_init_defaults() gives sane ones. */
@@ -224,6 +225,7 @@ struct drv_qp_init {
 	uint32_t qkey;			/* UD */
 	bool rre, rwe, rae;		/* RC / UC remote access */
 	bool block_lb_mc;
+	uint32_t offload;		/* qpc ulp_stateless_offload_mode */
 	uint32_t user_index;		/* qpc user_index (CQE version 1 puts it in CQEs) */
 };
 
@@ -269,6 +271,11 @@ struct drv_wr {
 	struct drv_sge sg[DRV_MAX_SGE];
 	unsigned int nsg;
 	struct drv_ah ah;		/* UD */
+	/* IPoIB UD QPs: the Ethernet segment (cs_flags; LSO: mss and hlen bytes of hdr) */
+	uint8_t cs_flags;
+	uint16_t mss;
+	const uint8_t *hdr;
+	uint32_t hlen;
 };
 
 /*

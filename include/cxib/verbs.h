@@ -369,6 +369,12 @@ enum {
 	CXIB_QPC_ST_SYNC_UMR			= 0xe,
 };
 
+/* qpc ulp_stateless_offload_mode: UD QPs only */
+enum {
+	CXIB_QPC_ULP_OFFLOAD_NONE		= 0x0,
+	CXIB_QPC_ULP_OFFLOAD_IPOIB_UD		= 0x1,	/* eth segment: checksum, LSO */
+};
+
 /* qpc pm_state */
 enum {
 	CXIB_QPC_PM_STATE_ARMED			= 0x0,

@@ -10,6 +10,7 @@
  *   CXIB_WQE_DATA_<FIELD>     data (scatter/gather) segment (16 B), send and receive
  *   CXIB_WQE_INLINE_<FIELD>   inline segment header (4 B, then the bytes, padded to 16)
  *   CXIB_WQE_AV_<FIELD>       datagram segment / address vector (48 B)
+ *   CXIB_WQE_ETH_<FIELD>      Ethernet segment of IPoIB UD QPs (16 B + inline headers)
  *   CXIB_WQE_XRC_<FIELD>      XRC segment (16 B)
  *   CXIB_WQE_UMR_<FIELD>      UMR control segment (48 B)
  *   CXIB_WQE_MKEY_<FIELD>     UMR mkey segment (64 B)
@@ -203,6 +204,41 @@ CXIB_STATIC_ASSERT(sizeof(struct cxib_wqe_av) == CXIB_WQE_AV_SIZE);
 #define CXIB_WQE_AV_FLOW_LABEL			7, 19, 0
 #define CXIB_WQE_AV_RGID_OFFSET			32
 
+/* ---- Ethernet segment (UD QPs with ulp_stateless_offload_mode IPOIB_UD) --------------- */
+
+/*
+ * An IPoIB UD QP's send WQE has, after the datagram segment, a 16-byte pad of zeros and the
+ * Ethernet segment: the checksum request and, for an LSO WQE, the MSS and the packet's
+ * headers inline (inline_hdr_sz bytes from byte CXIB_WQE_ETH_INLINE_HDR_OFFSET of the
+ * segment, the segment then padded to 16 bytes).  The data segments that follow carry the
+ * payload; the device cuts it in pieces of MSS bytes and sends each behind a copy of the
+ * headers, fixed up (IPv4 length, ID and checksum, TCP sequence, flags and checksum).
+ */
+#define CXIB_WQE_ETH_PAD_SIZE			16
+
+struct cxib_wqe_eth_seg {
+	__u8 swp_offsets[4];
+	__u8 cs_flags;
+	__u8 swp_flags;
+	__be16 mss;
+	__be32 flow_table_metadata;
+	__be16 inline_hdr_sz;
+	__u8 inline_hdr_start[2];
+};
+
+CXIB_STATIC_ASSERT(sizeof(struct cxib_wqe_eth_seg) == 16);
+
+#define CXIB_WQE_ETH_CS_FLAGS			1, 31, 24
+#define CXIB_WQE_ETH_MSS			1, 15, 0
+#define CXIB_WQE_ETH_INLINE_HDR_SZ		3, 31, 16
+#define CXIB_WQE_ETH_INLINE_HDR_OFFSET		14	/* first header byte in the segment */
+
+/* cs_flags */
+enum {
+	CXIB_WQE_ETH_L3_CSUM			= 1 << 6,	/* IPv4 header checksum */
+	CXIB_WQE_ETH_L4_CSUM			= 1 << 7,	/* TCP / UDP checksum */
+};
+
 /* ---- XRC segment (XRC initiator, first after ctrl) ----------------------------------- */
 
 #define CXIB_WQE_XRC_SEG_SIZE			16
@@ -391,6 +427,31 @@ enum {
 	CXIB_CQE_SYND_TRANSPORT_RETRY_EXC_ERR	= 0x15,
 	CXIB_CQE_SYND_RNR_RETRY_EXC_ERR		= 0x16,
 	CXIB_CQE_SYND_REMOTE_ABORTED_ERR	= 0x22,
+};
+
+/* hds_ip_ext: what the receive checksum check found (IPoIB UD QPs) */
+enum {
+	CXIB_CQE_L2_OK				= 1 << 0,
+	CXIB_CQE_L3_OK				= 1 << 1,	/* IPv4 header checksum good */
+	CXIB_CQE_L4_OK				= 1 << 2,	/* TCP / UDP checksum good */
+};
+
+/* l4_l3_hdr_type: l4_hdr_type in bits 6:4, l3_hdr_type in bits 3:2 of the byte */
+#define CXIB_CQE_L4_HDR_TYPE			7, 22, 20
+#define CXIB_CQE_L3_HDR_TYPE			7, 19, 18
+
+enum {
+	CXIB_CQE_L4_HDR_TYPE_NONE		= 0x0,
+	CXIB_CQE_L4_HDR_TYPE_TCP_NO_ACK		= 0x1,
+	CXIB_CQE_L4_HDR_TYPE_UDP		= 0x2,
+	CXIB_CQE_L4_HDR_TYPE_TCP_ACK_NO_DATA	= 0x3,
+	CXIB_CQE_L4_HDR_TYPE_TCP_ACK_AND_DATA	= 0x4,
+};
+
+enum {
+	CXIB_CQE_L3_HDR_TYPE_NONE		= 0x0,
+	CXIB_CQE_L3_HDR_TYPE_IPV6		= 0x1,
+	CXIB_CQE_L3_HDR_TYPE_IPV4		= 0x2,
 };
 
 /* CQE g (GRH) values */
