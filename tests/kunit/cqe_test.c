@@ -15,6 +15,7 @@
 #define OFF_ML_PATH	0x11
 #define OFF_SLID	0x16
 #define OFF_FLAGS_RQPN	0x18	/* [29:28] g, [27:24] sl, [23:0] source QPN */
+#define OFF_HDS_IP_EXT	0x1c	/* [2] L4 OK, [1] L3 OK (IPoIB UD QPs) */
 #define OFF_IMM		0x24
 #define OFF_BYTE_CNT	0x2c
 #define OFF_VENDOR_SYND	0x36
@@ -88,6 +89,35 @@ static void recv_without_grh_has_no_grh_flag(struct kunit *test)
 	cqe_recv(cqe, OP_RESP_SEND, 0);
 	cxib_cqe_to_wc(cqe, &wc);
 	KUNIT_EXPECT_EQ(test, wc.wc_flags, 0);
+}
+
+/* IB_WC_IP_CSUM_OK only for a SEND whose IP and TCP/UDP checksums the device found good. */
+static void recv_checksum_ok_needs_both_checks(struct kunit *test)
+{
+	static const struct {
+		u8 opcode, hds;
+		bool ok;
+	} cases[] = {
+		{ OP_RESP_SEND, 0x06, true },
+		{ OP_RESP_SEND, 0x07, true },
+		{ OP_RESP_SEND, 0x02, false },	/* header only */
+		{ OP_RESP_SEND, 0x04, false },	/* L4 only */
+		{ OP_RESP_SEND, 0x00, false },
+		{ OP_RESP_SEND_IMM, 0x06, false },	/* not an IPoIB message */
+	};
+	struct ib_wc wc;
+	unsigned int i;
+	u8 cqe[64];
+
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
+		cqe_recv(cqe, cases[i].opcode, 1);
+		cqe[OFF_HDS_IP_EXT] = cases[i].hds;
+		cxib_cqe_to_wc(cqe, &wc);
+		KUNIT_EXPECT_EQ_MSG(test, !!(wc.wc_flags & IB_WC_IP_CSUM_OK), cases[i].ok,
+				    "case %u", i);
+		KUNIT_EXPECT_TRUE(test, wc.wc_flags & IB_WC_GRH);
+		KUNIT_EXPECT_EQ(test, wc.byte_len, 4096);
+	}
 }
 
 static void recv_immediate_keeps_wire_byte_order(struct kunit *test)
@@ -298,6 +328,7 @@ static void invalid_opcode_is_never_owned(struct kunit *test)
 static struct kunit_case cxib_cqe_cases[] = {
 	KUNIT_CASE(recv_send_fills_sender_fields),
 	KUNIT_CASE(recv_without_grh_has_no_grh_flag),
+	KUNIT_CASE(recv_checksum_ok_needs_both_checks),
 	KUNIT_CASE(recv_immediate_keeps_wire_byte_order),
 	KUNIT_CASE(recv_send_invalidate_reports_rkey),
 	KUNIT_CASE(send_completion_opcodes),

@@ -10,6 +10,7 @@
 
 #include <kunit/test.h>
 #include <linux/slab.h>
+#include <linux/unaligned.h>
 
 #include "cxib_kunit.h"
 
@@ -263,6 +264,92 @@ static void ud_send_carries_address_vector(struct kunit *test)
 	ud.wr.opcode = IB_WR_SEND_WITH_IMM;
 	p.type = IB_QPT_GSI;
 	KUNIT_EXPECT_EQ(test, cxib_wqe_build_send(&p, &ud.wr, 9, w, &info), 5);
+}
+
+/*
+ * An IPoIB UD QP: after the datagram segment a zero pad and the Ethernet segment, 16 bytes
+ * for a SEND (with the checksum request of IB_SEND_IP_CSUM), for an LSO the MSS and the
+ * headers inline from byte 14, padded to 16 (raw offsets: mlx5_wqe_eth_seg).
+ */
+#define OFF_ETH		(16 + CXIB_WQE_AV_SIZE)	/* the pad, then the segment */
+#define OFF_ETH_CS	(OFF_ETH + 16 + 4)
+#define OFF_ETH_MSS	(OFF_ETH + 16 + 6)
+#define OFF_ETH_HDR_SZ	(OFF_ETH + 16 + 12)
+#define OFF_ETH_HDR	(OFF_ETH + 16 + 14)
+
+static void ipoib_eth_segment_and_lso(struct kunit *test)
+{
+	struct cxib_sq_params p = rc_params();
+	struct cxib_ah ah = {};
+	struct ib_sge sg[2] = { { .addr = 0x7000, .length = 3000, .lkey = 5 },
+				{ .addr = 0x9000, .length = 1000, .lkey = 6 } };
+	struct ib_ud_wr ud = { .wr = { .opcode = IB_WR_SEND, .sg_list = sg, .num_sge = 1,
+				       .send_flags = IB_SEND_IP_CSUM | IB_SEND_SIGNALED },
+			       .ah = &ah.ibah, .remote_qpn = 0x48, .remote_qkey = 0x0b1b };
+	struct cxib_sq_ent info;
+	u8 *w = wqe_alloc(test), hdr[CXIB_IPOIB_LSO_MAX_HDR + 1];
+	unsigned int i;
+
+	for (i = 0; i < sizeof(hdr); i++)
+		hdr[i] = i + 1;
+	p.type = IB_QPT_UD;
+	p.ipoib = true;
+
+	/* SEND: ctrl, av (3), pad, eth, one data segment */
+	KUNIT_ASSERT_EQ(test, cxib_wqe_build_send(&p, &ud.wr, 2, w, &info), 7);
+	expect_ctrl(test, w, 2, CXIB_WQE_OPCODE_SEND, 7, CXIB_WQE_CTRL_CE_CQE_ALWAYS);
+	KUNIT_EXPECT_TRUE(test, !memchr_inv(w + OFF_ETH, 0, 16));
+	KUNIT_EXPECT_EQ(test, w[OFF_ETH_CS], CXIB_WQE_ETH_L3_CSUM | CXIB_WQE_ETH_L4_CSUM);
+	KUNIT_EXPECT_EQ(test, w[OFF_ETH_CS], 0xc0);
+	KUNIT_EXPECT_EQ(test, get_unaligned_be16(w + OFF_ETH_MSS), 0);
+	KUNIT_EXPECT_EQ(test, get_unaligned_be16(w + OFF_ETH_HDR_SZ), 0);
+	expect_data(test, w + OFF_ETH + 32, 3000, 5, 0x7000);
+	KUNIT_EXPECT_EQ(test, info.wc_opcode, IB_WC_SEND);
+	/* without IB_SEND_IP_CSUM the segment is all zero */
+	ud.wr.send_flags = IB_SEND_SIGNALED;
+	KUNIT_ASSERT_EQ(test, cxib_wqe_build_send(&p, &ud.wr, 2, w, &info), 7);
+	KUNIT_EXPECT_TRUE(test, !memchr_inv(w + OFF_ETH, 0, 32));
+
+	/* LSO: 54 header bytes -> the segment takes ALIGN(14 + 54, 16) = 80 bytes */
+	ud.wr.opcode = IB_WR_LSO;
+	ud.wr.send_flags = IB_SEND_IP_CSUM | IB_SEND_SIGNALED;
+	ud.wr.num_sge = 2;
+	ud.header = hdr;
+	ud.hlen = 54;
+	ud.mss = 1400;
+	KUNIT_ASSERT_EQ(test, cxib_wqe_build_send(&p, &ud.wr, 3, w, &info), 1 + 3 + 1 + 5 + 2);
+	expect_ctrl(test, w, 3, CXIB_WQE_OPCODE_LSO, 12, CXIB_WQE_CTRL_CE_CQE_ALWAYS);
+	KUNIT_EXPECT_EQ(test, w[OFF_ETH_CS], 0xc0);
+	KUNIT_EXPECT_EQ(test, get_unaligned_be16(w + OFF_ETH_MSS), 1400);
+	KUNIT_EXPECT_EQ(test, get_unaligned_be16(w + OFF_ETH_HDR_SZ), 54);
+	KUNIT_EXPECT_EQ(test, memcmp(w + OFF_ETH_HDR, hdr, 54), 0);
+	KUNIT_EXPECT_TRUE(test, !memchr_inv(w + OFF_ETH_HDR + 54, 0, 80 - 14 - 54));
+	expect_data(test, w + OFF_ETH + 16 + 80, 3000, 5, 0x7000);
+	expect_data(test, w + OFF_ETH + 16 + 96, 1000, 6, 0x9000);
+	KUNIT_EXPECT_EQ(test, info.wc_opcode, IB_WC_LSO);
+	KUNIT_EXPECT_EQ(test, info.nbb, 3);
+
+	/* the longest headers fit; one byte more, no MSS or no headers do not */
+	ud.hlen = CXIB_IPOIB_LSO_MAX_HDR;
+	KUNIT_EXPECT_GT(test, cxib_wqe_build_send(&p, &ud.wr, 3, w, &info), 0);
+	ud.hlen = CXIB_IPOIB_LSO_MAX_HDR + 1;
+	KUNIT_EXPECT_EQ(test, cxib_wqe_build_send(&p, &ud.wr, 3, w, &info), -EINVAL);
+	ud.hlen = 54;
+	ud.mss = 0;
+	KUNIT_EXPECT_EQ(test, cxib_wqe_build_send(&p, &ud.wr, 3, w, &info), -EINVAL);
+	ud.mss = 1400;
+	ud.header = NULL;
+	KUNIT_EXPECT_EQ(test, cxib_wqe_build_send(&p, &ud.wr, 3, w, &info), -EINVAL);
+	ud.header = hdr;
+	/* LSO only on a QP with the offloads (and never on RC) */
+	p.ipoib = false;
+	KUNIT_EXPECT_EQ(test, cxib_wqe_build_send(&p, &ud.wr, 3, w, &info), -EINVAL);
+	p.type = IB_QPT_RC;
+	KUNIT_EXPECT_EQ(test, cxib_wqe_build_send(&p, &ud.wr, 3, w, &info), -EINVAL);
+	/* a plain UD QP ignores IB_SEND_IP_CSUM: no Ethernet segment at all */
+	p.type = IB_QPT_UD;
+	ud.wr.opcode = IB_WR_SEND;
+	KUNIT_EXPECT_EQ(test, cxib_wqe_build_send(&p, &ud.wr, 3, w, &info), 6);
 }
 
 /* Inline sizes around the 16-byte units: the 4-byte header shares the first one. */
@@ -732,6 +819,7 @@ static struct kunit_case cxib_wqe_cases[] = {
 	KUNIT_CASE(rdma_write_and_read),
 	KUNIT_CASE(atomics),
 	KUNIT_CASE(ud_send_carries_address_vector),
+	KUNIT_CASE(ipoib_eth_segment_and_lso),
 	KUNIT_CASE(inline_data_sizes),
 	KUNIT_CASE(gather_limit),
 	KUNIT_CASE(fences),

@@ -23,6 +23,7 @@
 #include <cxib/cmd.h>
 #include <cxib/eq.h>
 #include <cxib/hw.h>
+#include <cxib/ipoib.h>
 #include <cxib/mad.h>
 #include <cxib/verbs.h>
 #include <cxib/wqe.h>
@@ -196,6 +197,8 @@ enum {
  * @max_wqe_sz_sq: largest send WQE in bytes
  * @max_wqe_sz_rq: largest receive WQE in bytes
  * @max_qp_mcg: QPs per multicast group
+ * @ipoib_offloads: UD QPs may carry IPoIB with checksum offload and LSO
+ *	(ipoib_basic_offloads)
  */
 struct cxib_caps {
 	u8 port_type;
@@ -209,6 +212,7 @@ struct cxib_caps {
 	bool atomic;
 	bool bf;
 	bool cq_moderation;
+	bool ipoib_offloads;
 	u8 log_max_qp;
 	u8 log_max_qp_sz;
 	u8 log_max_srq;
@@ -689,6 +693,8 @@ struct cxib_sq {
  * @atomic: the device does atomics
  * @small_fence: the WQE must wait for the UMR before it
  * @local_dma_lkey: the PD's local DMA key (a REG_MR's translation list is read with it)
+ * @ipoib: a UD QP with the IPoIB offloads: every WQE has the Ethernet segment, IB_WR_LSO
+ *	is allowed
  */
 struct cxib_sq_params {
 	u32 qpn;
@@ -699,6 +705,7 @@ struct cxib_sq_params {
 	bool atomic;
 	bool small_fence;
 	u32 local_dma_lkey;
+	bool ipoib;
 };
 
 /* The SQ doorbell: the first 8 bytes of the control segment (CXIB_SQ_DB_*). */
@@ -769,6 +776,7 @@ struct cxib_qp {
 	u8 port;
 	u16 pkey_index;
 	bool sq_sig_all;
+	bool ipoib;			/* IB_QP_CREATE_IPOIB_UD_LSO: the IPoIB offloads */
 	struct cxib_frag_buf buf;
 	struct cxib_dbr dbr;
 	struct cxib_sq sq;

@@ -463,6 +463,7 @@ void cxib_caps_parse(struct cxib_caps *caps, const struct cxib_hca_cap *cap)
 	caps->log_bf_reg_size = CXIB_GET(cap, CXIB_HCA_CAP_LOG_BF_REG_SIZE);
 	caps->local_ca_ack_delay = CXIB_GET(cap, CXIB_HCA_CAP_LOCAL_CA_ACK_DELAY);
 	caps->cqe_version = CXIB_GET(cap, CXIB_HCA_CAP_CQE_VERSION);
+	caps->ipoib_offloads = CXIB_GET(cap, CXIB_HCA_CAP_IPOIB_BASIC_OFFLOADS);
 	caps->cq_moderation = CXIB_GET(cap, CXIB_HCA_CAP_CQ_MODERATION);
 	caps->gid_table_size = CXIB_GET(cap, CXIB_HCA_CAP_GID_TABLE_SIZE);
 	caps->pkey_table_size = CXIB_GET(cap, CXIB_HCA_CAP_PKEY_TABLE_SIZE);

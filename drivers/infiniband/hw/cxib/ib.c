@@ -60,6 +60,14 @@ static int cxib_query_device(struct ib_device *ibdev, struct ib_device_attr *pro
 	/* MEM_MGT_EXTENSIONS: alloc_mr, map_mr_sg and IB_WR_REG_MR / IB_WR_LOCAL_INV. */
 	props->device_cap_flags = IB_DEVICE_PORT_ACTIVE_EVENT | IB_DEVICE_SYS_IMAGE_GUID |
 				  IB_DEVICE_MEM_MGT_EXTENSIONS;
+	/*
+	 * IPoIB: checksums filled in and checked, TCP segmentation (IB_WR_LSO), on UD QPs
+	 * created with IB_QP_CREATE_IPOIB_UD_LSO -- what mlx5_ib derives from the same bit.
+	 */
+	if (caps->ipoib_offloads) {
+		props->device_cap_flags |= IB_DEVICE_UD_IP_CSUM;
+		props->kernel_cap_flags |= IBK_UD_TSO;
+	}
 	props->page_size_cap =
 		GENMASK_ULL(63, max_t(u8, caps->log_pg_sz, CXIB_ADAPTER_PAGE_SHIFT));
 	props->max_mr_size = caps->log_max_mrw_sz >= 64 ? U64_MAX :

@@ -220,8 +220,16 @@ void cxib_qp_event(struct cxib_dev *dev, u32 qpn, u8 event_type)
 #define CXIB_SQP_MSG_MAX		256
 #define CXIB_UD_MSG_MAX			4096
 
+/*
+ * The pad and Ethernet segment of an IPoIB UD QP's WQEs, at their largest: an LSO WQE
+ * with the longest headers inline.
+ */
+#define CXIB_SQ_IPOIB_OVERHEAD	(CXIB_WQE_ETH_PAD_SIZE +					\
+				 ALIGN(CXIB_WQE_ETH_INLINE_HDR_OFFSET + CXIB_IPOIB_LSO_MAX_HDR,	\
+				       CXIB_WQE_DS_SIZE))
+
 /* Bytes of a send WQE before its data or inline segments, for the QP's type. */
-static u32 cxib_sq_overhead(enum ib_qp_type type)
+static u32 cxib_sq_overhead(enum ib_qp_type type, bool ipoib)
 {
 	u32 ctrl = sizeof(struct cxib_wqe_ctrl_seg);
 	u32 umr = ctrl + sizeof(struct cxib_wqe_umr_ctrl_seg) + sizeof(struct cxib_wqe_mkey_seg) +
@@ -235,7 +243,7 @@ static u32 cxib_sq_overhead(enum ib_qp_type type)
 	case IB_QPT_UC:
 		return max_t(u32, ctrl + sizeof(struct cxib_wqe_raddr_seg), umr);
 	default:	/* UD, GSI, SMI */
-		return ctrl + CXIB_WQE_AV_SIZE;
+		return ctrl + CXIB_WQE_AV_SIZE + (ipoib ? CXIB_SQ_IPOIB_OVERHEAD : 0);
 	}
 }
 
@@ -249,7 +257,7 @@ static int cxib_qp_size_sq(struct cxib_dev *dev, struct cxib_qp *qp, enum ib_qp_
 			   struct ib_qp_cap *cap)
 {
 	u32 max_wqe = min_t(u32, dev->caps.max_wqe_sz_sq, CXIB_MAX_WQE_BBS * CXIB_SEND_WQE_BB);
-	u32 ovh = cxib_sq_overhead(type), wqe, bbs, nwr;
+	u32 ovh = cxib_sq_overhead(type, qp->ipoib), wqe, bbs, nwr;
 
 	if (cap->max_send_sge > (max_wqe - ovh) / sizeof(struct cxib_wqe_data_seg) ||
 	    cap->max_inline_data > max_wqe - ovh - CXIB_WQE_INLINE_HDR_SIZE)
@@ -394,7 +402,8 @@ static void cxib_qp_reset_wqs(struct cxib_qp *qp)
 
 /* ---- create_qp ----------------------------------------------------------------------------- */
 
-static int cxib_qp_check_init_attr(struct cxib_dev *dev, const struct ib_qp_init_attr *attr)
+static int cxib_qp_check_init_attr(struct cxib_dev *dev, const struct ib_qp_init_attr *attr,
+				   const struct ib_udata *udata)
 {
 	switch (attr->qp_type) {
 	case IB_QPT_RC:
@@ -417,7 +426,11 @@ static int cxib_qp_check_init_attr(struct cxib_dev *dev, const struct ib_qp_init
 	default:
 		return -EOPNOTSUPP;
 	}
-	if (attr->create_flags)
+	/* IPoIB's UD QP (kernel only): the offloads, if the device has them */
+	if (attr->create_flags & ~IB_QP_CREATE_IPOIB_UD_LSO)
+		return -EOPNOTSUPP;
+	if ((attr->create_flags & IB_QP_CREATE_IPOIB_UD_LSO) &&
+	    (attr->qp_type != IB_QPT_UD || udata || !dev->caps.ipoib_offloads))
 		return -EOPNOTSUPP;
 	if (!attr->send_cq || !attr->recv_cq)
 		return -EINVAL;
@@ -476,6 +489,8 @@ static void cxib_qp_fill_create_qpc(struct cxib_dev *dev, struct cxib_qp *qp,
 	CXIB_SET(qpc, CXIB_QPC_LOG_SQ_SIZE, qp->sq.log_wqe_cnt);
 	/* Kernel QPs post UMRs (REG_MR, LOCAL_INV). */
 	CXIB_SET(qpc, CXIB_QPC_FRE, 1);
+	if (qp->ipoib)
+		CXIB_SET(qpc, CXIB_QPC_ULP_STATELESS_OFFLOAD_MODE, CXIB_QPC_ULP_OFFLOAD_IPOIB_UD);
 	if (qp->srq) {
 		CXIB_SET(qpc, CXIB_QPC_RQ_TYPE, CXIB_QPC_RQ_TYPE_SRQ);
 		CXIB_SET(qpc, CXIB_QPC_SRQN_RMPN_XRQN, qp->srq->srqn);
@@ -512,13 +527,14 @@ int cxib_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *attr, struct ib_u
 	struct cxib_qpc qpc = {};
 	int err;
 
-	err = cxib_qp_check_init_attr(dev, attr);
+	err = cxib_qp_check_init_attr(dev, attr, udata);
 	if (err)
 		return err;
 
 	qp->st = cxib_qp_st(attr->qp_type);
 	qp->state = IB_QPS_RESET;
 	qp->sq_sig_all = attr->sq_sig_type == IB_SIGNAL_ALL_WR;
+	qp->ipoib = attr->create_flags & IB_QP_CREATE_IPOIB_UD_LSO;
 	qp->port = attr->qp_type == IB_QPT_SMI || attr->qp_type == IB_QPT_GSI ?
 		   attr->port_num : 1;
 	qp->srq = attr->srq ? to_cxib_srq(attr->srq) : NULL;
@@ -1014,6 +1030,7 @@ int cxib_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 	init_attr->srq = ibqp->srq;
 	init_attr->cap = attr->cap;
 	init_attr->sq_sig_type = qp->sq_sig_all ? IB_SIGNAL_ALL_WR : IB_SIGNAL_REQ_WR;
+	init_attr->create_flags = qp->ipoib ? IB_QP_CREATE_IPOIB_UD_LSO : 0;
 	init_attr->port_num = qp->port;
 	init_attr->qp_context = ibqp->qp_context;
 	init_attr->event_handler = ibqp->event_handler;
@@ -1078,8 +1095,8 @@ int cxib_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 void cxib_qp_caps(const struct cxib_dev *dev, struct ib_device_attr *props)
 {
 	u32 max_wqe = min_t(u32, dev->caps.max_wqe_sz_sq, CXIB_MAX_WQE_BBS * CXIB_SEND_WQE_BB);
-	u32 ovh = max3(cxib_sq_overhead(IB_QPT_RC), cxib_sq_overhead(IB_QPT_UC),
-		       cxib_sq_overhead(IB_QPT_UD));
+	u32 ovh = max3(cxib_sq_overhead(IB_QPT_RC, false), cxib_sq_overhead(IB_QPT_UC, false),
+		       cxib_sq_overhead(IB_QPT_UD, dev->caps.ipoib_offloads));
 	u32 max_rq = min_t(u32, dev->caps.max_wqe_sz_rq,
 			   CXIB_WQE_DS_SIZE << CXIB_FIELD_GET(CXIB_QPC_LOG_RQ_STRIDE, U32_MAX));
 

@@ -50,6 +50,10 @@ static int cxib_wr_opcode(const struct cxib_sq_params *p, enum ib_wr_opcode op, 
 		*wqe_op = CXIB_WQE_OPCODE_SEND_IMM;
 		*wc_op = IB_WC_SEND;
 		return 0;
+	case IB_WR_LSO:
+		*wqe_op = CXIB_WQE_OPCODE_LSO;
+		*wc_op = IB_WC_LSO;
+		return p->ipoib ? 0 : -EINVAL;
 	case IB_WR_SEND_WITH_INV:
 		*wqe_op = CXIB_WQE_OPCODE_SEND_INVAL;
 		*wc_op = IB_WC_SEND;
@@ -126,6 +130,35 @@ static int cxib_wqe_set_inline(const struct cxib_sq_params *p, void *seg,
 	memset(data + len, 0, ALIGN(CXIB_WQE_INLINE_HDR_SIZE + len, CXIB_WQE_DS_SIZE) -
 			      CXIB_WQE_INLINE_HDR_SIZE - len);
 	return ALIGN(CXIB_WQE_INLINE_HDR_SIZE + len, CXIB_WQE_DS_SIZE);
+}
+
+/*
+ * IPoIB UD QPs: the zero pad and the Ethernet segment after the datagram segment -- the
+ * checksum request (IB_SEND_IP_CSUM) and, for IB_WR_LSO, the MSS and the packet's headers
+ * inline (the device sends the payload in MSS pieces behind fixed-up copies of them).
+ * Returns the bytes written or -EINVAL.
+ */
+static int cxib_wqe_set_eth(void *seg, const struct ib_send_wr *wr)
+{
+	struct cxib_wqe_eth_seg *eth = seg + CXIB_WQE_ETH_PAD_SIZE;
+	u8 *hdr = (u8 *)eth + CXIB_WQE_ETH_INLINE_HDR_OFFSET;
+	const struct ib_ud_wr *ud = ud_wr(wr);
+	u32 len;
+
+	memset(seg, 0, CXIB_WQE_ETH_PAD_SIZE + sizeof(*eth));
+	if (wr->send_flags & IB_SEND_IP_CSUM)
+		CXIB_SET(eth, CXIB_WQE_ETH_CS_FLAGS, CXIB_WQE_ETH_L3_CSUM | CXIB_WQE_ETH_L4_CSUM);
+	if (wr->opcode != IB_WR_LSO)
+		return CXIB_WQE_ETH_PAD_SIZE + sizeof(*eth);
+	if (!ud->header || ud->hlen <= 0 || ud->hlen > CXIB_IPOIB_LSO_MAX_HDR ||
+	    ud->mss <= 0 || ud->mss > U16_MAX)
+		return -EINVAL;
+	CXIB_SET(eth, CXIB_WQE_ETH_MSS, ud->mss);
+	CXIB_SET(eth, CXIB_WQE_ETH_INLINE_HDR_SZ, ud->hlen);
+	len = ALIGN(CXIB_WQE_ETH_INLINE_HDR_OFFSET + ud->hlen, CXIB_WQE_DS_SIZE);
+	memcpy(hdr, ud->header, ud->hlen);
+	memset(hdr + ud->hlen, 0, len - CXIB_WQE_ETH_INLINE_HDR_OFFSET - ud->hlen);
+	return CXIB_WQE_ETH_PAD_SIZE + len;
 }
 
 /* mkey segment access bits of IB access flags; local read is always granted. */
@@ -266,6 +299,12 @@ int cxib_wqe_build_send(const struct cxib_sq_params *p, const struct ib_send_wr 
 		CXIB_SET(av, CXIB_WQE_AV_EXT, 1);
 		CXIB_SET(av, CXIB_WQE_AV_DQPN, ud->remote_qpn);
 		seg += CXIB_WQE_AV_SIZE;
+		if (p->ipoib) {
+			len = cxib_wqe_set_eth(seg, wr);
+			if (len < 0)
+				return len;
+			seg += len;
+		}
 		break;
 	}
 	default:
@@ -455,6 +494,7 @@ int cxib_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 		.sig_all = qp->sq_sig_all,
 		.atomic = dev->caps.atomic,
 		.local_dma_lkey = ibqp->pd->local_dma_lkey,
+		.ipoib = qp->ipoib,
 	};
 	bool dead = cxib_dev_dead(dev);
 	enum ib_qp_state state = READ_ONCE(qp->state);
