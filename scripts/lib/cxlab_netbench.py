@@ -3,7 +3,8 @@
 against the management network's virtio-net, in the same guests and the same run.
 
 Rows: iperf3 TCP throughput (one stream, node2 -> node1) and ping round-trip time, each on
-ib0 in datagram mode, ib0 in connected mode and the management interface.  Soft-RoCE has no
+ib0 in datagram mode with the device's offloads (checksums, TSO) and without them (ethtool
+-K), ib0 in connected mode and the management interface.  Soft-RoCE has no
 IPoIB: IP over rxe is IP over the Ethernet netdev rxe sits on, i.e. the virtio-net row
 itself, so there is no third column (the JSON says so).
 
@@ -20,7 +21,10 @@ import time
 SERVER_NODE, CLIENT_NODE = "node1", "node2"
 IPOIB_NET = "198.51.100"  # RFC 5737 TEST-NET-2, as tests/e2e/ipoib_lib.sh: the lab's own
 PATHS = [  # (name, what) in table order; the last one is the reference
-    ("ipoib-datagram", "ib0, datagram mode, MTU 2044 (the broadcast group's 2048 - 4)"),
+    ("ipoib-datagram", "ib0, datagram mode, MTU 2044 (the broadcast group's 2048 - 4), "
+                       "checksum offload and TSO on (the default)"),
+    ("ipoib-datagram-nooffload", "the same with ethtool -K ib0 tx off rx off tso off on "
+                                 "both nodes"),
     ("ipoib-connected", "ib0, connected mode, MTU 65520 (RC QPs through ib_cm)"),
     ("virtio-net", "the management interface (virtio-net, QEMU dgram netdev, host UDP relay)"),
 ]
@@ -145,19 +149,23 @@ fail() { echo "BENCH-ERROR: $*"; echo "failed: $*" >"$ROLE.state"; exit 3; }
 modprobe ib_ipoib 2>err.txt || fail "modprobe ib_ipoib: $(head -n1 err.txt)"
 for _ in $(seq 100); do [ -e /sys/class/net/ib0 ] && break; sleep 0.1; done
 [ -e /sys/class/net/ib0 ] || fail "no ib0 after loading ib_ipoib"
-mode=datagram mtu=2044
+mode=datagram mtu=2044 offl=on
 [ "$PATHNAME" = ipoib-connected ] && mode=connected mtu=65520
+[ "$PATHNAME" = ipoib-datagram-nooffload ] && offl=off
 ip link set ib0 up
 if [ "$(cat /sys/class/net/ib0/mode)" != $mode ]; then
 	echo $mode >/sys/class/net/ib0/mode || fail "cannot set ib0 to $mode mode"
 fi
 ip link set ib0 mtu $mtu || fail "ib0 refuses MTU $mtu"
+# connected mode masks checksum offload and TSO itself; datagram rows set them explicitly
+ethtool -K ib0 tx $offl rx $offl tso $offl 2>err.txt || fail "ethtool -K ib0: $(head -n1 err.txt)"
 ip addr replace "$NET.$CXLAB_INDEX/24" dev ib0
 for _ in $(seq 600); do [ "$(cat /sys/class/net/ib0/carrier)" = 1 ] && break; sleep 0.1; done
 [ "$(cat /sys/class/net/ib0/carrier)" = 1 ] || fail "ib0 has no carrier (is the SM up?)"
 dst=$NET.1
 [ "$PATHNAME" = virtio-net ] && dst=$CXLAB_SERVER_ADDR
-echo "BENCH-INFO: path=$PATHNAME dst=$dst ib0_mode=$(cat /sys/class/net/ib0/mode)"
+echo "BENCH-INFO: path=$PATHNAME dst=$dst ib0_mode=$(cat /sys/class/net/ib0/mode)" \
+	"tso=$(ethtool -k ib0 | awk '$1 == "tcp-segmentation-offload:" { print $2 }')"
 if [ "$ROLE" = server ]; then
 	[ "$TEST" = tcp_bw ] || { echo ready >server.state; exit 0; }
 	timeout $((SECS + 60)) iperf3 -s -1 -p 5209 >iperf.txt 2>&1 &

@@ -67,6 +67,7 @@ class Parsing(unittest.TestCase):
 class Rows(unittest.TestCase):
     def results(self):
         return {("tcp_bw", "ipoib-datagram"): {"status": "ok", "value": 250.0},
+                ("tcp_bw", "ipoib-datagram-nooffload"): {"status": "ok", "value": 100.0},
                 ("tcp_bw", "ipoib-connected"): {"status": "ok", "value": 480.0},
                 ("tcp_bw", "virtio-net"): {"status": "ok", "value": 400.0},
                 ("ping_rtt", "ipoib-datagram"): {"status": "ok", "value": 1.5},
@@ -78,18 +79,23 @@ class Rows(unittest.TestCase):
         bw, rtt = rows
         self.assertAlmostEqual(bw["ipoib-datagram vs virtio-net"], 0.625)
         self.assertAlmostEqual(bw["ipoib-connected vs virtio-net"], 1.2)
+        self.assertAlmostEqual(bw["ipoib-datagram-nooffload vs virtio-net"], 0.25)
+        self.assertNotIn("ipoib-datagram-nooffload", rtt)  # not run: no column value
         self.assertAlmostEqual(rtt["ipoib-datagram vs virtio-net"], 2.0)  # lower RTT: better
         self.assertIsNone(rtt["ipoib-connected vs virtio-net"])
 
     def test_table(self):
         headers, rows = nb.build_table(nb.make_rows(self.results()))
-        self.assertEqual(headers, ["test", "ipoib-datagram", "ipoib-connected", "virtio-net",
+        self.assertEqual(headers, ["test", "ipoib-datagram", "ipoib-datagram-nooffload",
+                                   "ipoib-connected", "virtio-net",
                                    "ipoib-datagram vs virtio-net",
+                                   "ipoib-datagram-nooffload vs virtio-net",
                                    "ipoib-connected vs virtio-net"])
-        self.assertEqual(rows[0], ["tcp_bw", "250 Mbit/s", "480 Mbit/s", "400 Mbit/s",
-                                   "0.62x", "1.20x"])
-        self.assertEqual(rows[1][2], "failed: no reply")
-        self.assertEqual(rows[1][5], "-")
+        self.assertEqual(rows[0], ["tcp_bw", "250 Mbit/s", "100 Mbit/s", "480 Mbit/s",
+                                   "400 Mbit/s", "0.62x", "0.25x", "1.20x"])
+        self.assertEqual(rows[1][2], "not run")
+        self.assertEqual(rows[1][3], "failed: no reply")
+        self.assertEqual(rows[1][7], "-")
 
     def test_document_is_json_and_names_the_missing_baseline(self):
         doc = nb.document(nb.make_rows(self.results()), "/r")
@@ -101,6 +107,11 @@ class Rows(unittest.TestCase):
         s = nb.guest_script("tcp_bw", "ipoib-connected")
         self.assertNotIn("@", s.replace("$@", ""))
         self.assertIn("TEST='tcp_bw' PATHNAME='ipoib-connected'", s)
+
+    def test_guest_script_sets_the_offloads_per_path(self):
+        s = nb.guest_script("tcp_bw", "ipoib-datagram-nooffload")
+        self.assertIn('[ "$PATHNAME" = ipoib-datagram-nooffload ] && offl=off', s)
+        self.assertIn("ethtool -K ib0 tx $offl rx $offl tso $offl", s)
 
 
 if __name__ == "__main__":

@@ -9,6 +9,9 @@
 #              address; IPv4 ping, a 2000-packet flood ping without loss, the largest
 #              unfragmented ping (UD MTU) and one byte more refused; IPv6 ping; iperf3 TCP
 #              both ways and UDP; an MTU change; down/up
+#   offloads   checksum offload and TSO on: 16 MiB over TCP arrives whole and the device did
+#              the segmenting (node1 receives more packets than node2 sent); ethtool -K off:
+#              whole again, one packet each
 #   connected  mode switch, MTU 65520, 60000-byte pings, iperf3 TCP with 16 streams, back
 #              to datagram with no RC QP left
 #   partition  opensm restarted with partitions.conf: ib0.8001 (both nodes members) carries
@@ -97,12 +100,55 @@ check "operstate down while down" test "$(cat /sys/class/net/ib0/operstate)" = d
 check "ib0 up again with carrier" ipoib_up 60
 meet dg_downup
 check "ping after down/up" ping -c 3 -W 5 "$PEER_IP"
+meet dg_downup_done
+
+# ---- datagram offloads -------------------------------------------------------------------------
+# The device fills in the IP and TCP checksums and cuts TCP into MSS-sized packets
+# (IB_DEVICE_UD_IP_CSUM, IBK_UD_TSO): with TSO, node2 hands ib0 fewer and larger packets than
+# node1 receives; without, one each.  The same 16 MiB transfer, sha256-compared, both ways.
+check "ib0 has checksum offload and TSO (tx-checksum-ipv4, rx-checksumming, TSO on)" \
+	test "$(offload tx-checksum-ipv4) $(offload rx-checksumming) $(offload tcp-segmentation-offload)" = "on on on"
+ifcount() { cat /sys/class/net/ib0/statistics/"$1"; }
+for o in on off; do
+	check "ethtool -K ib0 tx $o rx $o tso $o" ethtool -K ib0 tx $o rx $o tso $o
+	meet ofl_$o
+	if [ "$CXLAB_NODE" = "$srv" ]; then
+		rx0=$(ifcount rx_packets)
+		tcp_sink 5301 ofl_$o.sink &
+		pid=$!
+		for _ in $(seq 100); do ss -ltn | grep -q ':5301 ' && break; sleep 0.1; done
+		touch ofl_$o.ready
+		wait $pid
+		rx=$(($(ifcount rx_packets) - rx0))
+		wait_file "$PEERDIR/ofl_$o.tx" 60
+		check "16 MiB TCP, offloads $o: node2's bytes arrived whole (count, sha256)" \
+			test "$(cat ofl_$o.sink)" = "$(cat "$PEERDIR/ofl_$o.src")"
+		tx=$(cat "$PEERDIR/ofl_$o.tx" 2>/dev/null || echo 0)
+		echo "offloads $o: node2 sent $tx packets into ib0, node1 received $rx"
+		if [ $o = on ]; then
+			check "TSO: the device segmented ($rx received >= 2 x $tx sent)" \
+				test "$rx" -ge $((2 * tx))
+		else
+			check "no TSO: one packet per packet ($rx received <= 1.5 x $tx sent)" \
+				test $((2 * rx)) -le $((3 * tx))
+		fi
+	else
+		wait_file "$PEERDIR/ofl_$o.ready" 60
+		tx0=$(ifcount tx_packets)
+		check "16 MiB TCP over ib0, offloads $o" tcp_source "$PEER_IP" 5301 16 ofl_$o.src
+		echo $(($(ifcount tx_packets) - tx0)) >ofl_$o.tx
+	fi
+	meet ofl_${o}_done
+done
+check "ethtool -K ib0 tx on rx on tso on" ethtool -K ib0 tx on rx on tso on
 meet dg_end
 
 # ---- connected mode ----------------------------------------------------------------------------
 check "echo connected > mode" bash -c "echo connected >$IPOIB_MODE_FILE"
 check "mode reads connected" test "$(cat $IPOIB_MODE_FILE)" = connected
 check "MTU 65520" ip link set ib0 mtu 65520
+check "connected mode turns checksum offload and TSO off" \
+	test "$(offload tx-checksum-ipv4) $(offload tcp-segmentation-offload)" = "off off"
 meet cm
 check "ping -s 60000 in connected mode" ping -c 3 -W 5 -s 60000 "$PEER_IP"
 check "an RC QP carries the connection" test "$(ipoib_qps RC)" -ge 1

@@ -20,6 +20,10 @@
 #   wait_carrier IF SECONDS until IF has carrier
 #   meet NAME [SECONDS]     both nodes reached NAME (files NAME.here on the share)
 #   ipoib_qps TYPE          how many QPs of TYPE (UD, RC) ib_ipoib holds on cxib_0
+#   offload NAME            ethtool -k ib0's state of feature NAME (on / off)
+#   tcp_sink PORT OUT       receive one TCP connection on PORT; OUT gets "BYTES SHA256"
+#   tcp_source IP PORT MIB OUT
+#                           send MIB MiB of random bytes to IP:PORT; OUT gets "BYTES SHA256"
 
 IPOIB_NET=198.51.100
 IPOIB_NET6=2001:db8:1b:
@@ -73,6 +77,49 @@ ipoib_up() {
 meet() {
 	touch "$1.here"
 	wait_file "$PEERDIR/$1.here" "${2:-120}"
+}
+
+offload() {
+	ethtool -k ib0 | awk -v f="$1:" '$1 == f { print $2 }'
+}
+
+tcp_sink() {
+	python3 - "$1" "$2" <<'PY'
+import hashlib, socket, sys
+s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+s.bind(("", int(sys.argv[1])))
+s.listen(1)
+s.settimeout(120)
+c, _ = s.accept()
+c.settimeout(120)
+h, n = hashlib.sha256(), 0
+while True:
+    b = c.recv(1 << 20)
+    if not b:
+        break
+    h.update(b)
+    n += len(b)
+open(sys.argv[2], "w").write(f"{n} {h.hexdigest()}\n")
+PY
+}
+
+tcp_source() {
+	python3 - "$@" <<'PY'
+import hashlib, os, socket, sys
+host, port, mib, out = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), sys.argv[4]
+c = socket.create_connection((host, port), timeout=120)
+h, n = hashlib.sha256(), 0
+for _ in range(mib):
+    b = os.urandom(1 << 20)
+    c.sendall(b)
+    h.update(b)
+    n += len(b)
+c.shutdown(socket.SHUT_WR)
+c.recv(1)  # the receiver's close
+c.close()
+open(out, "w").write(f"{n} {h.hexdigest()}\n")
+PY
 }
 
 ipoib_qps() {
