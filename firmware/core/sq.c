@@ -509,16 +509,21 @@ static uint8_t cxfw_parse_wqe(struct cxfw_dev *dev, struct cxfw_qp *qp, const ui
 	max_msg = 1ull << CXIB_GET(qp->qpc, CXIB_QPC_LOG_MSG_MAX);
 	if (!CXIB_GET(qp->qpc, CXIB_QPC_LOG_MSG_MAX))
 		max_msg = 1ull << CXIB_GET(dev->cap_cur.dw, CXIB_HCA_CAP_LOG_MAX_MSG);
-	if (w->len > max_msg)
-		return CXIB_CQE_SYND_LOCAL_LENGTH_ERR;
 	if (w->hlen) {
-		/* LSO: each packet is the headers and at most MSS bytes of the payload */
-		if (!w->mss || w->hlen + (uint32_t)w->mss > mtu)
+		/*
+		 * LSO: log_msg_max (12 for the UD QPs mlx5_ib creates) bounds each packet, not
+		 * the payload the device cuts up; each packet is the headers and at most MSS
+		 * bytes of it.
+		 */
+		if (!w->mss || w->hlen + (uint32_t)w->mss > mtu ||
+		    w->hlen + (uint32_t)w->mss > max_msg || w->len > CXFW_REQ_LSO_MAX_PAYLOAD)
 			return CXIB_CQE_SYND_LOCAL_LENGTH_ERR;
 		w->npkts = w->len ? (uint32_t)((w->len + w->mss - 1) / w->mss) : 1;
 		w->npsn = w->npkts;
 		return 0;
 	}
+	if (w->len > max_msg)
+		return CXIB_CQE_SYND_LOCAL_LENGTH_ERR;
 	if (cxfw_st_ud(qp->st) && w->len > mtu)
 		return CXIB_CQE_SYND_LOCAL_LENGTH_ERR;
 	if (w->rd_atomic) {

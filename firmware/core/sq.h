@@ -31,6 +31,7 @@ struct cxfw_qp;
 #define CXFW_REQ_WQE_BYTES	(CXIB_MAX_WQE_BBS * CXIB_SEND_WQE_BB)
 #define CXFW_REQ_MAX_SGE	(CXFW_REQ_WQE_BYTES / CXIB_WQE_DS_SIZE)
 #define CXFW_REQ_MAX_UMR_XLT	(1u << 17)	/* translation entries one UMR may load */
+#define CXFW_REQ_LSO_MAX_PAYLOAD (1u << 18)	/* payload bytes of one LSO WQE (256 KiB) */
 
 /*
  * Local ACK timeout: IBA says 4.096 us * 2^ack_timeout (0 = infinite).  Under TCG a

@@ -555,3 +555,54 @@ TEST(ipoib_bad_lso_wqes_complete_in_error)
 	wr.hlen = mk_tcp4(hdr, 0, CXIB_TCP_ACK) - 2;	/* TCP header cut short */
 	CHECK_EQ(lso_error(t, &wr, true), CXIB_CQE_SYND_LOCAL_QP_OP_ERR);
 }
+
+/*
+ * log_msg_max (drv.c, as mlx5_ib: 12 for UD) bounds each packet of an LSO, not the payload
+ * it cuts up: 30000 bytes go as 22 segments.
+ */
+TEST(ipoib_lso_payload_may_exceed_the_qps_message_limit)
+{
+	uint32_t total = 30000, mss = 1400, nseg = (total + mss - 1) / mss, k, got = 0;
+	uint8_t hdr[64], seg[2048], *pay = malloc(total);
+	struct cxib_cqe64 cqe;
+	struct drv_mr big, sink;
+	struct ipoib_env e;
+	struct drv_wr wr;
+	uint32_t hlen, i;
+
+	CHECK(pay != NULL);
+	CHECK_EQ(ipoib_env(t, &e), 0);
+	CHECK_EQ(drv_mr_alloc(e.na, total, DRV_LR, &big), 0);
+	CHECK_EQ(drv_mr_alloc(e.nb, nseg * 2048, DRV_LR | DRV_LW, &sink), 0);
+	for (i = 0; i < total; i++)
+		pay[i] = (uint8_t)(i ^ (i >> 8));
+	drv_mem_write(e.na, big.pa, pay, total);
+	for (k = 0; k < nseg; k++) {
+		struct drv_sge r = { sink.va + k * 2048, 2048, sink.key };
+
+		CHECK_EQ(drv_post_recv(e.nb, &e.b, &r, 1), (int)k);
+	}
+	hlen = mk_tcp4(hdr, 0, CXIB_TCP_ACK);
+	wr = ipoib_wr(&e, &e.b, CXIB_WQE_OPCODE_LSO);
+	wr.mss = (uint16_t)mss;
+	wr.hdr = hdr;
+	wr.hlen = hlen;
+	wr.sg[wr.nsg++] = (struct drv_sge){ big.va, total, big.key };
+	CHECK(drv_post_send(e.na, &e.a, &wr) >= 0);
+	CHECK(drv_pump(&e.w) > 0);
+	CHECK_EQ(drv_poll(e.na, e.w.cq[0], &cqe), 1);
+	CHECK_EQ(CXIB_GET(&cqe, CXIB_CQE_OPCODE), CXIB_CQE_OPCODE_REQ);
+	for (k = 0; k < nseg; k++) {
+		uint32_t n = total - k * mss < mss ? total - k * mss : mss;
+
+		CHECK_EQ(drv_poll(e.nb, e.w.cq[1], &cqe), 1);
+		CHECK_EQ(CXIB_GET(&cqe, CXIB_CQE_BYTE_CNT), DRV_GRH_LEN + hlen + n);
+		CHECK_EQ(CXIB_GET(&cqe, CXIB_CQE_HDS_IP_EXT), OK_BOTH);
+		drv_mem_read(e.nb, sink.pa + k * 2048 + DRV_GRH_LEN, seg, hlen + n);
+		CHECK_EQ(get32(seg + 24 + CXIB_TCP_SEQ), 0x89abcdefu + k * mss);
+		CHECK(!memcmp(seg + hlen, pay + k * mss, n));
+		got += n;
+	}
+	CHECK_EQ(got, total);
+	free(pay);
+}

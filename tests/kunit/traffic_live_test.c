@@ -17,11 +17,14 @@
 
 #include <kunit/test.h>
 #include <linux/delay.h>
+#include <linux/ip.h>
 #include <linux/jiffies.h>
 #include <linux/pci.h>
 #include <linux/scatterlist.h>
 #include <linux/slab.h>
 #include <linux/string.h>
+#include <linux/tcp.h>
+#include <net/checksum.h>
 #include <rdma/ib_verbs.h>
 
 #include "cxib_kunit.h"
@@ -60,6 +63,7 @@ struct tl_q {
 struct tl_qp_opts {
 	bool ud;
 	bool srq;
+	bool ipoib;		/* UD with IB_QP_CREATE_IPOIB_UD_LSO */
 	u8 rnr_retry;
 };
 
@@ -289,6 +293,7 @@ static void tl_q_create(struct tl_ctx *c, struct tl_q *q, const struct tl_qp_opt
 	ia.recv_cq = q->cq;
 	ia.srq = q->srq;
 	ia.qp_type = o->ud ? IB_QPT_UD : IB_QPT_RC;
+	ia.create_flags = o->ipoib ? IB_QP_CREATE_IPOIB_UD_LSO : 0;
 	ia.sq_sig_type = IB_SIGNAL_REQ_WR;
 	ia.cap.max_send_wr = TL_QP_DEPTH;
 	ia.cap.max_recv_wr = o->srq ? 0 : TL_QP_DEPTH;
@@ -847,6 +852,150 @@ static void live_ud_multicast(struct kunit *test)
 	tl_ud(test, true);
 }
 
+/*
+ * A UD send that fails locally puts the QP in SQE; ib_query_qp() reports it and a
+ * modify_qp(RTS) with only IB_QP_STATE brings it back -- what ib_ipoib's
+ * ipoib_qp_state_validate_work() does after a failed send.
+ */
+static void live_ud_sqe_recovery(struct kunit *test)
+{
+	const struct tl_qp_opts oud = { .ud = true };
+	struct tl_ctx *c = test->priv;
+	struct ib_qp_init_attr ia;
+	struct ib_qp_attr qa = {};
+	struct rdma_ah_attr aa;
+	struct ib_ud_wr wr = {};
+	struct ib_sge sge;
+	struct ib_wc wc;
+	int err;
+
+	tl_pair(c, &oud, &oud);
+	tl_ah_attr(c, &aa, false);
+	c->ah = rdma_create_ah(c->pd, &aa, RDMA_CREATE_AH_SLEEPABLE);
+	KUNIT_ASSERT_FALSE_MSG(test, IS_ERR(c->ah), "rdma_create_ah: %ld", PTR_ERR(c->ah));
+	sge = (struct ib_sge){ .addr = c->a.dma, .length = 256, .lkey = tl_stale_key(c, false) };
+	wr.wr.wr_id = 420;
+	wr.wr.opcode = IB_WR_SEND;
+	wr.wr.send_flags = IB_SEND_SIGNALED;
+	wr.wr.sg_list = &sge;
+	wr.wr.num_sge = 1;
+	wr.ah = c->ah;
+	wr.remote_qpn = c->qb.qp->qp_num;
+	wr.remote_qkey = TL_QKEY;
+	err = ib_post_send(c->qa.qp, &wr.wr, NULL);
+	KUNIT_ASSERT_EQ_MSG(test, err, 0, "ib_post_send(UD): %d", err);
+	tl_expect(c, &c->qa, &wc, 420, IB_WC_LOC_PROT_ERR, -1, "UD send with a bad lkey");
+
+	err = ib_query_qp(c->qa.qp, &qa, IB_QP_STATE, &ia);
+	KUNIT_ASSERT_EQ(test, err, 0);
+	KUNIT_EXPECT_EQ(test, qa.qp_state, IB_QPS_SQE);
+	qa.qp_state = IB_QPS_RTS;
+	err = ib_modify_qp(c->qa.qp, &qa, IB_QP_STATE);
+	KUNIT_ASSERT_EQ_MSG(test, err, 0, "SQE -> RTS with IB_QP_STATE only: %d", err);
+
+	/* and it sends again */
+	tl_post_recv(c, &c->qb, 421, c->b.dma, 256 + TL_UD_GRH);
+	tl_fill(c, &c->a, 0, 256, 42);
+	sge.lkey = c->pd->local_dma_lkey;
+	wr.wr.wr_id = 422;
+	err = ib_post_send(c->qa.qp, &wr.wr, NULL);
+	KUNIT_ASSERT_EQ_MSG(test, err, 0, "ib_post_send(UD) after recovery: %d", err);
+	tl_expect(c, &c->qa, &wc, 422, IB_WC_SUCCESS, IB_WC_SEND, "UD send after recovery");
+	tl_expect(c, &c->qb, &wc, 421, IB_WC_SUCCESS, IB_WC_RECV, "UD receive");
+	tl_check(c, &c->b, TL_UD_GRH, 256, 42, "UD payload after recovery");
+}
+
+/*
+ * IPoIB QPs (IB_QP_CREATE_IPOIB_UD_LSO): an IB_WR_LSO with IPoIB + IPv4 + TCP headers and
+ * 3000 bytes of payload arrives as three TCP segments of at most 1200 bytes, each with a
+ * good checksum (checked here with the kernel's own csum helpers) and IB_WC_IP_CSUM_OK.
+ */
+#define TL_LSO_MSS	1200
+#define TL_LSO_LEN	3000
+#define TL_LSO_HLEN	(4 + sizeof(struct iphdr) + sizeof(struct tcphdr))
+
+static void live_ipoib_lso(struct kunit *test)
+{
+	const struct tl_qp_opts oip = { .ud = true, .ipoib = true };
+	struct tl_ctx *c = test->priv;
+	u8 hdr[TL_LSO_HLEN] = { 0x08, 0x00 };	/* IPoIB header: IPv4 */
+	struct iphdr *ip = (struct iphdr *)(hdr + 4);
+	struct tcphdr *th = (struct tcphdr *)(ip + 1);
+	u32 slot = TL_LSO_MSS + TL_LSO_HLEN + TL_UD_GRH;
+	struct rdma_ah_attr aa;
+	struct ib_ud_wr wr = {};
+	struct ib_sge sge;
+	struct ib_wc wc;
+	int err, k;
+	u32 i;
+
+	if (!(c->dev->attrs.device_cap_flags & IB_DEVICE_UD_IP_CSUM) ||
+	    !(c->dev->attrs.kernel_cap_flags & IBK_UD_TSO))
+		kunit_skip(test, "the device has no IPoIB offloads");
+	tl_pair(c, &oip, &oip);
+	tl_ah_attr(c, &aa, false);
+	c->ah = rdma_create_ah(c->pd, &aa, RDMA_CREATE_AH_SLEEPABLE);
+	KUNIT_ASSERT_FALSE_MSG(test, IS_ERR(c->ah), "rdma_create_ah: %ld", PTR_ERR(c->ah));
+
+	ip->version = 4;
+	ip->ihl = 5;
+	ip->tot_len = htons(sizeof(*ip) + sizeof(*th) + TL_LSO_LEN);
+	ip->id = htons(0x4242);
+	ip->ttl = 64;
+	ip->protocol = IPPROTO_TCP;
+	ip->saddr = htonl(0xc6336401);
+	ip->daddr = htonl(0xc6336402);
+	th->source = htons(40000);
+	th->dest = htons(5201);
+	th->seq = htonl(1000);
+	th->doff = sizeof(*th) / 4;
+	th->ack = 1;
+	th->psh = 1;
+	th->window = htons(512);
+	for (k = 0; k < 3; k++)
+		tl_post_recv(c, &c->qb, 430 + k, c->b.dma + k * slot, slot);
+	tl_fill(c, &c->a, 0, TL_LSO_LEN, 43);
+	sge = (struct ib_sge){ .addr = c->a.dma, .length = TL_LSO_LEN,
+			       .lkey = c->pd->local_dma_lkey };
+	wr.wr.wr_id = 433;
+	wr.wr.opcode = IB_WR_LSO;
+	wr.wr.send_flags = IB_SEND_SIGNALED | IB_SEND_IP_CSUM;
+	wr.wr.sg_list = &sge;
+	wr.wr.num_sge = 1;
+	wr.ah = c->ah;
+	wr.remote_qpn = c->qb.qp->qp_num;
+	wr.remote_qkey = TL_QKEY;
+	wr.header = hdr;
+	wr.hlen = TL_LSO_HLEN;
+	wr.mss = TL_LSO_MSS;
+	err = ib_post_send(c->qa.qp, &wr.wr, NULL);
+	KUNIT_ASSERT_EQ_MSG(test, err, 0, "ib_post_send(LSO): %d", err);
+	tl_expect(c, &c->qa, &wc, 433, IB_WC_SUCCESS, IB_WC_LSO, "LSO send");
+	for (k = 0; k < 3; k++) {
+		u32 n = min_t(u32, TL_LSO_MSS, TL_LSO_LEN - k * TL_LSO_MSS);
+		u8 *seg = c->b.va + k * slot + TL_UD_GRH;
+		struct iphdr *sip = (struct iphdr *)(seg + 4);
+		struct tcphdr *sth = (struct tcphdr *)(sip + 1);
+
+		tl_expect(c, &c->qb, &wc, 430 + k, IB_WC_SUCCESS, IB_WC_RECV, "LSO segment");
+		KUNIT_EXPECT_EQ(test, wc.byte_len, TL_UD_GRH + TL_LSO_HLEN + n);
+		KUNIT_EXPECT_TRUE_MSG(test, wc.wc_flags & IB_WC_IP_CSUM_OK, "segment %d", k);
+		ib_dma_sync_single_for_cpu(c->dev, c->b.dma + k * slot, slot, DMA_BIDIRECTIONAL);
+		KUNIT_EXPECT_EQ(test, ntohs(sip->tot_len), sizeof(*sip) + sizeof(*sth) + n);
+		KUNIT_EXPECT_EQ(test, ntohs(sip->id), 0x4242 + k);
+		KUNIT_EXPECT_EQ(test, ip_fast_csum(sip, sip->ihl), 0);
+		KUNIT_EXPECT_EQ(test, ntohl(sth->seq), 1000 + k * TL_LSO_MSS);
+		KUNIT_EXPECT_EQ(test, !!sth->psh, k == 2);
+		KUNIT_EXPECT_EQ(test, csum_tcpudp_magic(sip->saddr, sip->daddr, sizeof(*sth) + n,
+							IPPROTO_TCP,
+							csum_partial(sth, sizeof(*sth) + n, 0)), 0);
+		for (i = 0; i < n; i++)
+			if (seg[TL_LSO_HLEN + i] != tl_pat(43, k * TL_LSO_MSS + i))
+				break;
+		KUNIT_EXPECT_EQ_MSG(test, i, n, "segment %d: payload differs at byte %u", k, i);
+	}
+}
+
 static void tl_write_expect(struct tl_ctx *c, u32 rkey, u64 raddr, u32 len,
 			    enum ib_wc_status status, const char *what)
 {
@@ -1189,6 +1338,8 @@ static struct kunit_case cxib_traffic_live_cases[] = {
 	KUNIT_CASE(live_srq_recv),
 	KUNIT_CASE(live_ud_send_recv),
 	KUNIT_CASE(live_ud_multicast),
+	KUNIT_CASE(live_ud_sqe_recovery),
+	KUNIT_CASE(live_ipoib_lso),
 	KUNIT_CASE(live_fastreg_inv),
 	KUNIT_CASE(live_err_bad_lkey),
 	KUNIT_CASE(live_err_bad_rkey),

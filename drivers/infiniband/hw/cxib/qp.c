@@ -1011,8 +1011,16 @@ int cxib_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 		attr->pkey_index = qp->pkey_index;
 	} else {
 		err = cxib_cmd_query_qp(dev, qp->qpn, qpc);
-		if (!err)
+		if (!err) {
 			cxib_qpc_to_attr(qp, qpc, attr);
+			/*
+			 * The device moves a QP to SQE or ERR on its own (an error completion);
+			 * learn that here as mlx5_ib does, so a following modify_qp without
+			 * IB_QP_CUR_STATE starts from the real state (ib_ipoib's SQE -> RTS
+			 * recovery, ipoib_qp_state_validate_work(), relies on it).
+			 */
+			WRITE_ONCE(qp->state, attr->qp_state);
+		}
 	}
 	mutex_unlock(&qp->mutex);
 	kfree(qpc);
