@@ -59,6 +59,8 @@ static void expect_ctrl(struct kunit *test, const u8 *w, u16 idx, u8 opcode, u32
 
 static void expect_data(struct kunit *test, const void *seg, u32 len, u32 lkey, u64 addr)
 {
+	/* the whole first word: bit 31 set would make it an inline segment */
+	KUNIT_EXPECT_EQ(test, get_unaligned_be32(seg), len);
 	KUNIT_EXPECT_EQ(test, CXIB_GET(seg, CXIB_WQE_DATA_BYTE_COUNT), len);
 	KUNIT_EXPECT_EQ(test, CXIB_GET(seg, CXIB_WQE_DATA_LKEY), lkey);
 	KUNIT_EXPECT_EQ(test, CXIB_GET64(seg, CXIB_WQE_DATA_ADDR), addr);

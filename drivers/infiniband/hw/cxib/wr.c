@@ -91,6 +91,17 @@ static int cxib_wr_opcode(const struct cxib_sq_params *p, enum ib_wr_opcode op, 
 	}
 }
 
+/*
+ * One data segment, every bit of it written: the staging buffer and the rings hold older
+ * WQEs, and a stale bit 31 of byte_count would make the device read an inline segment.
+ */
+static void cxib_wqe_put_data(struct cxib_wqe_data_seg *d, u32 len, u32 lkey, u64 addr)
+{
+	d->byte_count = cpu_to_be32(CXIB_FIELD_PREP(CXIB_WQE_DATA_BYTE_COUNT, len));
+	d->lkey = cpu_to_be32(CXIB_FIELD_PREP(CXIB_WQE_DATA_LKEY, lkey));
+	d->addr = cpu_to_be64(addr);
+}
+
 /* Gather list as data segments at @seg; zero-length entries are skipped. Returns bytes. */
 static u32 cxib_wqe_set_data(void *seg, const struct ib_sge *sg, int num_sge)
 {
@@ -100,9 +111,7 @@ static u32 cxib_wqe_set_data(void *seg, const struct ib_sge *sg, int num_sge)
 	for (i = 0; i < num_sge; i++) {
 		if (!sg[i].length)
 			continue;
-		CXIB_SET(d, CXIB_WQE_DATA_BYTE_COUNT, sg[i].length);
-		CXIB_SET(d, CXIB_WQE_DATA_LKEY, sg[i].lkey);
-		CXIB_SET64(d, CXIB_WQE_DATA_ADDR, sg[i].addr);
+		cxib_wqe_put_data(d, sg[i].length, sg[i].lkey, sg[i].addr);
 		d++;
 	}
 	return (void *)d - seg;
@@ -234,9 +243,7 @@ static int cxib_wqe_set_reg_mr(const struct cxib_sq_params *p, void *seg,
 	CXIB_SET(mkey, CXIB_WQE_MKEY_LOG2_PAGE_SIZE, mr->page_shift);
 
 	/* The translation list, read by the device through the PD's local DMA key. */
-	CXIB_SET(data, CXIB_WQE_DATA_BYTE_COUNT, octo * CXIB_WQE_DS_SIZE);
-	CXIB_SET(data, CXIB_WQE_DATA_LKEY, p->local_dma_lkey);
-	CXIB_SET64(data, CXIB_WQE_DATA_ADDR, mr->pl_dma);
+	cxib_wqe_put_data(data, octo * CXIB_WQE_DS_SIZE, p->local_dma_lkey, mr->pl_dma);
 	return sizeof(struct cxib_wqe_umr_ctrl_seg) + sizeof(struct cxib_wqe_mkey_seg) +
 	       sizeof(struct cxib_wqe_data_seg);
 }
@@ -565,16 +572,11 @@ int cxib_wqe_build_recv(void *wqe, u32 max_gs, const struct ib_recv_wr *wr)
 
 	if (wr->num_sge < 0 || (u32)wr->num_sge > max_gs)
 		return -EINVAL;
-	for (i = 0; i < wr->num_sge; i++, d++) {
-		CXIB_SET(d, CXIB_WQE_DATA_BYTE_COUNT, wr->sg_list[i].length);
-		CXIB_SET(d, CXIB_WQE_DATA_LKEY, wr->sg_list[i].lkey);
-		CXIB_SET64(d, CXIB_WQE_DATA_ADDR, wr->sg_list[i].addr);
-	}
-	if ((u32)wr->num_sge < max_gs) {
-		d->byte_count = 0;
-		CXIB_SET(d, CXIB_WQE_DATA_LKEY, CXIB_INVALID_LKEY);
-		d->addr = 0;
-	}
+	for (i = 0; i < wr->num_sge; i++, d++)
+		cxib_wqe_put_data(d, wr->sg_list[i].length, wr->sg_list[i].lkey,
+				  wr->sg_list[i].addr);
+	if ((u32)wr->num_sge < max_gs)
+		cxib_wqe_put_data(d, 0, CXIB_INVALID_LKEY, 0);
 	return 0;
 }
 
