@@ -12,7 +12,7 @@
 #   offloads   checksum offload and TSO on: 16 MiB over TCP arrives whole and the device did
 #              the segmenting (node1 receives more packets than node2 sent); ethtool -K off:
 #              whole again, one packet each
-#   connected  mode switch, MTU 65520, 60000-byte pings, iperf3 TCP with 16 streams, back
+#   connected  mode switch, MTU 65520, 60000-byte pings, iperf3 TCP with 64 streams, back
 #              to datagram with no RC QP left
 #   partition  opensm restarted with partitions.conf: ib0.8001 (both nodes members) carries
 #              traffic; ib0.8002 (node1 only) has carrier on node1 and none on node2
@@ -159,10 +159,10 @@ if [ "$CXLAB_NODE" = "$srv" ]; then
 	iperf_srv cm_tcp
 	wait $!
 else
-	check "iperf3 -P 16 over ib0 (connected)" iperf_cli cm_tcp -t 5 -P 16 -J
+	check "iperf3 -P 64 over ib0 (connected)" iperf_cli cm_tcp -t 5 -P 64 -J
 	b=$(sent_rcvd cm_tcp.txt 2>/dev/null || echo 0)
-	echo "iperf3 -P 16 connected: $b bytes received"
-	check "iperf3 -P 16 moved data ($b bytes)" test "${b:-0}" -gt 1000000
+	echo "iperf3 -P 64 connected: $b bytes received"
+	check "iperf3 -P 64 moved data ($b bytes)" test "${b:-0}" -gt 1000000
 fi
 meet cm_iperf
 check "echo datagram > mode" bash -c "echo datagram >$IPOIB_MODE_FILE"

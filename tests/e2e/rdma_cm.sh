@@ -6,8 +6,9 @@
 # resolve the peer's IPoIB address (ARP), ask opensm's SA for a PathRecord, connect through
 # ib_cm MADs on QP1 and move data.  Every tool checks what it moved: rping -V compares the
 # payload, rstream/riostream -T v verify theirs, ucmatose/udaddy/mckey count completions,
-# perftest checks its own completions.  node1 serves, node2 connects; each case is a pair of
-# commands run on the two nodes, which meet through files on the share.
+# perftest checks its own completions.  rping, ucmatose and udaddy run over IPv6 too (the
+# peer found by neighbour discovery instead of ARP).  node1 serves, node2 connects; each case
+# is a pair of commands run on the two nodes, which meet through files on the share.
 set -u
 . /cxlab/e2e/sm_lib.sh
 . /cxlab/e2e/ipoib_lib.sh
@@ -72,6 +73,8 @@ pair rping "rping -s -a $S -V -C 20 -S 1024" "rping -c -a $S -V -C 20 -S 1024"
 pair rping6 "rping -s -a $S6 -V -C 10" "rping -c -a $S6 -V -C 10"
 pair ucmatose "ucmatose -c 8" "ucmatose -s $S -c 8 -C 10"
 pair udaddy "udaddy" "udaddy -s $S"
+pair ucmatose6 "ucmatose -b $S6 -c 8" "ucmatose -s $S6 -c 8 -C 10"
+pair udaddy6 "udaddy -b $S6" "udaddy -s $S6"
 pair mckey "mckey -m 239.1.1.1 -b $S -C 5" "mckey -m 239.1.1.1 -s -b $IPOIB_NET.2 -C 5" nolisten
 pair rdma_client "rdma_server" "rdma_client -s $S"
 pair rstream "rstream -T v -S 65536 -C 200" "rstream -s $S -T v -S 65536 -C 200"
