@@ -9,7 +9,7 @@ export CXIB_CACHE
 CXLAB := $(TOP)/scripts/cxlab
 QEMU_BIN := $(CXIB_CACHE)/bin/qemu-system-x86_64
 E2E_SCENARIOS ?= smoke bringup sm sm_failover sm_partition kverbs pingpong perftest uverbs_neg \
-	uverbs_abuse ipoib rdma_cm nvmeof
+	uverbs_abuse ipoib rdma_cm nvmeof nvmeof_fail
 # make check boots its own lab, separate from one a developer may have up.
 CHECK_LAB_DIR := $(CXIB_CACHE)/lab-check
 

@@ -165,6 +165,16 @@ class StatusTable(unittest.TestCase):
         self.assertIn(f"cxib-pci,id=hca1,bus=rp1,guid=0x2c90300a00001,serial=1,"
                       f"cable={self.run}/cable-1-2.sock,cable-listen=on,auto-activate=off", cmd)
 
+    def test_every_node_has_a_scratch_disk_of_its_own(self):
+        paths = {k: f"/x/{k}" for k in ("qemu", "kernel", "initramfs", "rootfs")}
+        for node, idx in (("node1", 1), ("node2", 2)):
+            cmd = cx.qemu_cmdline(paths, self.run, node, idx, 2, [1, 2], 3, self.run, 1024,
+                                  "6.12", netfd=5)
+            drives = [cmd[i + 1] for i, a in enumerate(cmd) if a == "-drive"]
+            self.assertEqual(drives[1], f"file={os.path.join(self.run, node)}/scratch.img,"
+                                        "if=virtio,format=raw")
+            self.assertIn("snapshot=on", drives[0])  # the shared image stays untouched
+
     def test_only_sm_model_lets_the_device_activate_its_port(self):
         paths = {k: f"/x/{k}" for k in ("qemu", "kernel", "initramfs", "rootfs")}
         for sm, want in (("opensm", True), ("none", True), ("model", False)):
