@@ -42,8 +42,7 @@ if [ "$CXLAB_NODE" = "$srv" ]; then
 	check "nvmet-rdma listens" bash -c "dmesg | grep -q 'nvmet_rdma: enabling port 1 ($MY_IP:4420)'"
 	touch target.ready
 	wait_file "$PEERDIR/host.done" 600
-	left() { for _ in $(seq 100); do [ "$(nvme_res qp)" = 0 ] && return 0; sleep 0.1; done; return 1; }
-	check "no nvmet QP left after the host is gone" left
+	check "no nvmet QP, MR, CQ or SRQ left after the host is gone" nvme_left
 	check "target torn down" target_down
 	check "rmmod nvmet-rdma nvmet" modprobe -r nvmet-rdma nvmet
 else
@@ -109,8 +108,7 @@ else
 	check "modprobe cxib" modprobe cxib
 	check "ib0 back with carrier" ipoib_up 120
 	check "port ACTIVE again" sm_wait_active 60
-	check "no nvme QP, MR or CQ left" bash -c \
-		'[ "$(rdma res show qp | grep -c nvme)" = 0 ] && [ "$(rdma res show mr | grep -c nvme)" = 0 ] && [ "$(rdma res show cq | grep -c nvme)" = 0 ]'
+	check "no nvme QP, MR or CQ left" nvme_left
 	modprobe -r nvme-rdma
 	touch host.done
 fi

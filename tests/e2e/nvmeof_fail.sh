@@ -88,19 +88,9 @@ if [ "$CXLAB_NODE" = "$tgt" ]; then
 
 	# the host disconnects during I/O; then nothing of nvmet may be left
 	wait_file "$PEERDIR/host.done" 400
-	left() {
-		local r
-		for _ in $(seq 100); do
-			[ "$(nvme_res qp)$(nvme_res cq)$(nvme_res srq)" = 000 ] && return 0
-			sleep 0.1
-		done
-		for r in qp cq srq; do rdma res show $r | grep nvmet; done
-		return 1
-	}
-	check "no nvmet QP, CQ or SRQ left after the host is gone" left
+	check "no nvmet QP, MR, CQ or SRQ left after the host is gone" nvme_left
 	check "target torn down" target_down
 	check "rmmod nvmet-rdma nvmet" modprobe -r nvmet-rdma nvmet
-	check "no nvmet MR left" test "$(nvme_res mr)" = 0
 else
 	# ---- host --------------------------------------------------------------------------------
 	check "modprobe nvme-rdma" modprobe nvme-rdma
@@ -145,8 +135,7 @@ else
 	check "fio ended with an error, not a hang (rc $rc)" test $rc != 0 -a $rc != 124
 	gone() { for _ in $(seq 300); do ! ls /sys/class/nvme/nvme* >/dev/null 2>&1 && return 0; sleep 0.1; done; return 1; }
 	check "the controller is gone" gone
-	check "no nvme QP, MR or CQ left on the host" bash -c \
-		'[ "$(rdma res show qp | grep -c nvme)" = 0 ] && [ "$(rdma res show mr | grep -c nvme)" = 0 ] && [ "$(rdma res show cq | grep -c nvme)" = 0 ]'
+	check "no nvme QP, MR or CQ left on the host" nvme_left
 	check "rmmod nvme-rdma" modprobe -r nvme-rdma
 	touch host.done
 fi

@@ -17,12 +17,29 @@
 #                                   random writes then crc32c verification; fails on any
 #                                   error or on a read-back of other than what was written
 #   both:    nvme_res qp|mr|cq|srq  how many the nvme modules hold on cxib_0
+#            nvme_left              none left (QP, MR, CQ, SRQ), within 10 s
 
 NQN=nqn.2026-12.org.cxib:cxtest
 CFS=/sys/kernel/config
 
 nvme_res() {
-	rdma res show "$1" 2>/dev/null | grep -cE 'comm \[(nvme|nvmet)'
+	# QPs are rdma_cm's (rdma_create_qp() names them so; nothing else uses rdma_cm in these
+	# scenarios); CQs, MRs and SRQs carry the module's own name (nvme_rdma, nvmet_rdma)
+	if [ "$1" = qp ]; then
+		rdma res show qp 2>/dev/null | grep -c 'comm \[rdma_cm\]'
+	else
+		rdma res show "$1" 2>/dev/null | grep -cE 'comm \[(nvme|nvmet)'
+	fi
+}
+
+nvme_left() {
+	local r
+	for _ in $(seq 100); do
+		[ "$(nvme_res qp)$(nvme_res mr)$(nvme_res cq)$(nvme_res srq)" = 0000 ] && return 0
+		sleep 0.1
+	done
+	for r in qp mr cq srq; do rdma res show $r | grep -E 'comm \[(rdma_cm|nvme|nvmet)'; done
+	return 1
 }
 
 nvmet_modules() {
