@@ -782,7 +782,7 @@ static unsigned int drv_mkey(struct drv_node *n, uint32_t pd, uint32_t mode, uin
 	CXIB_SET(mkc, CXIB_MKC_QPN, CXIB_MKC_QPN_NONE);
 	CXIB_SET(mkc, CXIB_MKC_MKEY_7_0, variant);
 	CXIB_SET(mkc, CXIB_MKC_PD, pd);
-	CXIB_SET(mkc, CXIB_MKC_EN_RINVAL, 1);
+	CXIB_SET(mkc, CXIB_MKC_EN_RINVAL, !(access & DRV_NO_RINVAL));
 	if (mode == CXIB_MKC_ACCESS_MODE_PA) {
 		CXIB_SET(mkc, CXIB_MKC_LENGTH64, 1);
 	} else {

@@ -183,10 +183,11 @@ struct drv_mr {
 	uint64_t len;
 };
 
-/* Access flags of an mkey (mkc lr/lw/rr/rw/a). */
+/* Access flags of an mkey (mkc lr/lw/rr/rw/a); DRV_NO_RINVAL clears mkc.en_rinval. */
 enum {
 	DRV_LR = 1 << 0, DRV_LW = 1 << 1, DRV_RR = 1 << 2, DRV_RW = 1 << 3, DRV_A = 1 << 4,
 	DRV_ALL = 0x1f,
+	DRV_NO_RINVAL = 1 << 5,
 };
 
 struct drv_cq {

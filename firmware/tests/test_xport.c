@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cxfw_priv.h"
 #include "drv.h"
 #include "wire.h"
 
@@ -803,6 +804,67 @@ TEST(xport_rc_send_inv_invalidates_the_rkey)
 	CHECK_EQ(drv_poll(e.na, e.ca, &cqe), 1);
 	CHECK_ERR_CQE(&cqe, &e.a, CXIB_CQE_OPCODE_REQ_ERR, CXIB_CQE_SYND_REMOTE_ACCESS_ERR, si);
 	CHECK(mr_has_fill(e.nb, &victim, 0, 256, FILL_DST));
+}
+
+/*
+ * SEND_WITH_INVALIDATE naming a key the responder may not invalidate -- one of another PD,
+ * one created without en_rinval, one that does not exist -- is an invalid request (IBA
+ * 10.6.5: NAK, the responder's QP to ERR, REMOTE_INVAL_REQ_ERR on both sides), and the key
+ * stays as it was.
+ */
+static void send_inv_refused(struct test_ctx *t, unsigned int which)
+{
+	struct cxib_cqe64 cqe;
+	struct drv_mr src, dst, victim;
+	struct drv_sge r;
+	struct drv_wr wr;
+	struct env e;
+	uint32_t pd2, key;
+	int si;
+
+	CHECK_EQ(env_pair(t, &e, 2, CXIB_QPC_ST_RC, NULL), 0);
+	CHECK_EQ(drv_mr_alloc(e.na, 256, DRV_LR, &src), 0);
+	CHECK_EQ(drv_mr_alloc(e.nb, 256, DRV_LR | DRV_LW, &dst), 0);
+	if (which == 0) {
+		CHECK_EQ(drv_alloc_pd(e.nb->t, &pd2), 0);
+		CHECK_EQ(drv_mr_create(e.nb, pd2, drv_alloc_data(e.nb, 4096), 256,
+				       DRV_LR | DRV_LW | DRV_RW, &victim), 0);
+	} else {
+		CHECK_EQ(drv_mr_alloc(e.nb, 256, DRV_LR | DRV_LW | DRV_RW | DRV_NO_RINVAL,
+				      &victim), 0);
+	}
+	key = which == 2 ? victim.key ^ 0xff : victim.key;	/* 2: a variant never issued */
+	mr_pattern(e.na, &src, 0, 64, 14);
+	r = sge(&dst, 0, 256);
+	CHECK_EQ(drv_post_recv(e.nb, &e.b, &r, 1), 0);
+	wr = wr_op(CXIB_WQE_OPCODE_SEND_INVAL, true);
+	wr.imm = key;
+	wr.sg[wr.nsg++] = sge(&src, 0, 64);
+	si = drv_post_send(e.na, &e.a, &wr);
+	PUMP(&e.w);
+	CHECK_EQ(drv_poll(e.nb, e.cb, &cqe), 1);
+	CHECK_EQ(CQE_OPCODE(&cqe), CXIB_CQE_OPCODE_RESP_ERR);
+	CHECK_EQ(CQE_SYND(&cqe), CXIB_CQE_SYND_REMOTE_INVAL_REQ_ERR);
+	CHECK_EQ(drv_poll(e.na, e.ca, &cqe), 1);
+	CHECK_ERR_CQE(&cqe, &e.a, CXIB_CQE_OPCODE_REQ_ERR, CXIB_CQE_SYND_REMOTE_INVAL_REQ_ERR, si);
+	CHECK_EQ(drv_qp_state(e.nb, &e.b), CXIB_QPC_STATE_ERR);
+	/* the key was not invalidated */
+	CHECK(!e.nb->t->dev->mkeys[CXIB_MKEY_INDEX(victim.key)]->free);
+}
+
+TEST(xport_rc_send_inv_of_another_pds_key_is_an_invalid_request)
+{
+	send_inv_refused(t, 0);
+}
+
+TEST(xport_rc_send_inv_of_a_key_without_en_rinval_is_an_invalid_request)
+{
+	send_inv_refused(t, 1);
+}
+
+TEST(xport_rc_send_inv_of_a_stale_key_variant_is_an_invalid_request)
+{
+	send_inv_refused(t, 2);
 }
 
 /* ---- SRQ ----------------------------------------------------------------------------------- */
