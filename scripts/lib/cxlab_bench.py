@@ -721,14 +721,14 @@ def run_device(runner, test, size, dev, role, mtu, progress):
     return summarise_attempts(attempts)
 
 
-def cmd_bench_ipoib(args, lab):
-    """`cxlab bench --ipoib`: IPoIB against virtio-net (scripts/lib/cxlab_netbench.py)."""
-    import cxlab_netbench as nb
+def cmd_bench_guests(args, lab, mod, flag, footnote):
+    """`cxlab bench --ipoib` / `--nvmeof`: the rows of @mod (cxlab_netbench,
+    cxlab_nvmebench) on the running lab or on one booted for the run."""
     st = lab.load_state()
     own = st is None
     if own:
         if (getattr(args, "sm", None) or "opensm") != "opensm":
-            raise lab.LabError("--ipoib needs the lab's opensm (IPoIB joins the broadcast "
+            raise lab.LabError(f"{flag} needs the lab's opensm (IPoIB joins the broadcast "
                                "group the SM creates): leave --sm at its default")
         lab.say("bench: no lab running: booting 2 nodes for this run")
         st = lab.lab_up(args, 2, "bench")
@@ -736,33 +736,54 @@ def cmd_bench_ipoib(args, lab):
     else:
         if st.get("sm") != "opensm":
             raise lab.LabError("the running lab has no subnet manager, which IPoIB needs: "
-                               "cxlab down, then cxlab bench --ipoib")
+                               f"cxlab down, then cxlab bench {flag}")
         results = lab.new_results_dir(args, "bench")
     try:
-        doc = nb.run(args, lab, st, results, save_json)
+        doc = mod.run(args, lab, st, results, save_json)
     finally:
         if own:
             lab.lab_down_state(st, quiet=True)
     path = os.path.join(results, "bench.json")
     save_json(path, doc)
-    headers, trows = nb.build_table(doc["rows"])
+    headers, trows = mod.build_table(doc["rows"])
     print()
     print(lab.table(headers, trows))
-    print(f"tcp_bw: iperf3, one TCP stream node2 -> node1, {nb.IPERF_SECONDS} s; ping_rtt: "
-          f"{nb.PING_COUNT} pings, average.  Soft-RoCE: {doc['baseline_rxe']}")
+    print(footnote(doc))
     print()
     lab.say(f"results in {results}; JSON in {path}")
     lab.write_json(args.json, doc)
-    failed = sum(1 for r in doc["rows"] for p, _ in nb.PATHS
+    failed = sum(1 for r in doc["rows"] for p, _ in mod.PATHS
                  if r.get(p, {}).get("status") != "ok")
-    lab.say(f"{len(doc['rows']) * len(nb.PATHS) - failed} runs gave a number, {failed} failed")
+    lab.say(f"{len(doc['rows']) * len(mod.PATHS) - failed} runs gave a number, {failed} failed")
     return 1 if failed else 0
+
+
+def cmd_bench_ipoib(args, lab):
+    """`cxlab bench --ipoib`: IPoIB against virtio-net (scripts/lib/cxlab_netbench.py)."""
+    import cxlab_netbench as nb
+    return cmd_bench_guests(
+        args, lab, nb, "--ipoib",
+        lambda doc: f"tcp_bw: iperf3, one TCP stream node2 -> node1, {nb.IPERF_SECONDS} s; "
+                    f"ping_rtt: {nb.PING_COUNT} pings, average.  Soft-RoCE: "
+                    f"{doc['baseline_rxe']}")
+
+
+def cmd_bench_nvmeof(args, lab):
+    """`cxlab bench --nvmeof`: nvme-rdma on cxib against nvme-tcp on virtio-net and
+    nvme-rdma on Soft-RoCE (scripts/lib/cxlab_nvmebench.py)."""
+    import cxlab_nvmebench as nvb
+    return cmd_bench_guests(
+        args, lab, nvb, "--nvmeof",
+        lambda doc: f"fio on node2, {nvb.FIO_SECONDS} s per row, node1's null_blk through "
+                    f"each transport; target: {doc['target']}")
 
 
 def cmd_bench(args, lab):
     """`cxlab bench`: see Documentation/bench.md."""
     if args.ipoib:
         return cmd_bench_ipoib(args, lab)
+    if args.nvmeof:
+        return cmd_bench_nvmeof(args, lab)
     try:
         tests = select_tests(args.tests)
         sizes = [parse_size(x) for x in args.sizes.split(",")] if args.sizes else None
@@ -852,6 +873,10 @@ def add_parser(sub, common):
     p.add_argument("--ipoib", action="store_true",
                    help="IPoIB (datagram, connected) against virtio-net: iperf3 TCP and ping "
                         "instead of the perftest matrix")
+    p.add_argument("--nvmeof", action="store_true",
+                   help="NVMe-oF: nvme-rdma on cxib against nvme-tcp on virtio-net and "
+                        "nvme-rdma on Soft-RoCE (fio 4K random read IOPS and QD1 latency, "
+                        "128K sequential read)")
     p.add_argument("--quick", action="store_true",
                    help="a handful of rows for CI (write_bw 64K, write_lat 2, read_bw 64K, "
                         "send_lat 2)")

@@ -81,19 +81,21 @@ def ratio(kind, value, ref):
     return value / ref if kind == "bw" else ref / value
 
 
-def make_rows(results):
+def make_rows(results, tests=None, paths=None, reference=None):
     """Rows from {(test, path): outcome}; each row holds every path and the ratio of each
-    IPoIB path to virtio-net."""
+    other path to the reference (default: this module's tests, IPoIB against virtio-net;
+    cxlab_nvmebench passes its own)."""
+    tests, paths, reference = tests or TESTS, paths or PATHS, reference or REFERENCE
     rows = []
-    for test, (unit, kind) in TESTS.items():
+    for test, (unit, kind) in tests.items():
         row = {"test": test, "unit": unit, "kind": kind}
-        for path, _ in PATHS:
+        for path, _ in paths:
             if (test, path) in results:
                 row[path] = results[(test, path)]
-        ref = row.get(REFERENCE, {}).get("value")
-        for path, _ in PATHS:
-            if path != REFERENCE and path in row:
-                row[f"{path} vs {REFERENCE}"] = ratio(kind, row[path].get("value"), ref)
+        ref = row.get(reference, {}).get("value")
+        for path, _ in paths:
+            if path != reference and path in row:
+                row[f"{path} vs {reference}"] = ratio(kind, row[path].get("value"), ref)
         rows.append(row)
     return rows
 
@@ -104,13 +106,14 @@ def fmt(v, unit):
     return f"{v:.0f} {unit}" if v >= 100 else f"{v:.3g} {unit}"
 
 
-def build_table(rows):
-    headers = ["test"] + [p for p, _ in PATHS] + \
-        [f"{p} vs {REFERENCE}" for p, _ in PATHS if p != REFERENCE]
+def build_table(rows, paths=None, reference=None):
+    paths, reference = paths or PATHS, reference or REFERENCE
+    headers = ["test"] + [p for p, _ in paths] + \
+        [f"{p} vs {reference}" for p, _ in paths if p != reference]
     out = []
     for row in rows:
         line = [row["test"]]
-        for p, _ in PATHS:
+        for p, _ in paths:
             r = row.get(p)
             if r is None:
                 line.append("not run")
@@ -118,9 +121,9 @@ def build_table(rows):
                 line.append(fmt(r["value"], row["unit"]))
             else:
                 line.append(f"failed: {r['reason'][:40]}")
-        for p, _ in PATHS:
-            if p != REFERENCE:
-                x = row.get(f"{p} vs {REFERENCE}")
+        for p, _ in paths:
+            if p != reference:
+                x = row.get(f"{p} vs {reference}")
                 line.append(f"{x:.2f}x" if x is not None else "-")
         out.append(line)
     return headers, out
