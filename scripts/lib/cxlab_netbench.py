@@ -16,6 +16,7 @@ passed in as `lab`, and cxlab_bench's Runner conventions (one job per row on bot
 import json
 import os
 import re
+import sys
 import time
 
 SERVER_NODE, CLIENT_NODE = "node1", "node2"
@@ -214,33 +215,40 @@ def outcome(test, client_output, client_status):
         return {"status": "failed", "reason": f"{e} (client {client_status})"}
 
 
-def run(args, lab, st, results, save_json):
-    """Every row on the running lab @st; returns the JSON document."""
+def run_rows(lab, st, results, save_json, mod, prefix):
+    """Every (test, path) row of the bench module @mod (its TESTS, PATHS, guest_script,
+    outcome, make_rows, document, JOB_TIMEOUT) on the running lab @st, one job on node1 and
+    node2 per row; returns the JSON document."""
     by = {n["name"]: n for n in st["nodes"]}
     nodes = [by[SERVER_NODE], by[CLIENT_NODE]]
     got, k = {}, 0
-    total = len(TESTS) * len(PATHS)
-    for test in TESTS:
-        for path, _ in PATHS:
+    total = len(mod.TESTS) * len(mod.PATHS)
+    for test in mod.TESTS:
+        for path, _ in mod.PATHS:
             k += 1
-            job = f"netbench-{k:02d}-{test}-{path}"
+            job = f"{prefix}-{k:02d}-{test}-{path}"
             script = os.path.join(st["run"], f"{job}.sh")
             with open(script, "w") as f:
-                f.write(guest_script(test, path))
+                f.write(mod.guest_script(test, path))
             t0 = time.time()
             try:
-                res = lab.run_job(st, job, script, nodes, JOB_TIMEOUT, results)
+                res = lab.run_job(st, job, script, nodes, mod.JOB_TIMEOUT, results)
                 out = ""
                 if res[CLIENT_NODE].get("output") and os.path.exists(res[CLIENT_NODE]["output"]):
                     with open(res[CLIENT_NODE]["output"], errors="replace") as f:
                         out = f.read()
-                r = outcome(test, out, res[CLIENT_NODE]["status"])
+                r = mod.outcome(test, out, res[CLIENT_NODE]["status"])
             except lab.LabError as e:
                 r = {"status": "failed", "reason": str(e)}
             r["seconds"] = round(time.time() - t0, 1)
             got[(test, path)] = r
-            shown = fmt(r["value"], TESTS[test][0]) if r["status"] == "ok" else r["reason"]
+            shown = fmt(r["value"], mod.TESTS[test][0]) if r["status"] == "ok" else r["reason"]
             lab.say(f"bench: [{k}/{total}] {test} on {path}: {shown} ({r['seconds']}s)")
             save_json(os.path.join(results, "bench.json"),
-                      document(make_rows(got), results, partial=True))
-    return document(make_rows(got), results)
+                      mod.document(mod.make_rows(got), results, partial=True))
+    return mod.document(mod.make_rows(got), results)
+
+
+def run(args, lab, st, results, save_json):
+    """Every row on the running lab @st; returns the JSON document."""
+    return run_rows(lab, st, results, save_json, sys.modules[__name__], "netbench")

@@ -16,9 +16,8 @@ scripts/tests/test_cxlab_nvmebench.py.
 """
 
 import json
-import os
 import re
-import time
+import sys
 
 import cxlab_netbench as nb
 
@@ -189,31 +188,4 @@ def document(rows, results_dir, partial=False):
 
 def run(args, lab, st, results, save_json):
     """Every row on the running lab @st; returns the JSON document."""
-    by = {n["name"]: n for n in st["nodes"]}
-    nodes = [by[SERVER_NODE], by[CLIENT_NODE]]
-    got, k = {}, 0
-    total = len(TESTS) * len(PATHS)
-    for test in TESTS:
-        for path, _ in PATHS:
-            k += 1
-            job = f"nvmebench-{k:02d}-{test}-{path}"
-            script = os.path.join(st["run"], f"{job}.sh")
-            with open(script, "w") as f:
-                f.write(guest_script(test, path))
-            t0 = time.time()
-            try:
-                res = lab.run_job(st, job, script, nodes, JOB_TIMEOUT, results)
-                out = ""
-                if res[CLIENT_NODE].get("output") and os.path.exists(res[CLIENT_NODE]["output"]):
-                    with open(res[CLIENT_NODE]["output"], errors="replace") as f:
-                        out = f.read()
-                r = outcome(test, out, res[CLIENT_NODE]["status"])
-            except lab.LabError as e:
-                r = {"status": "failed", "reason": str(e)}
-            r["seconds"] = round(time.time() - t0, 1)
-            got[(test, path)] = r
-            shown = nb.fmt(r["value"], TESTS[test][0]) if r["status"] == "ok" else r["reason"]
-            lab.say(f"bench: [{k}/{total}] {test} on {path}: {shown} ({r['seconds']}s)")
-            save_json(os.path.join(results, "bench.json"),
-                      document(make_rows(got), results, partial=True))
-    return document(make_rows(got), results)
+    return nb.run_rows(lab, st, results, save_json, sys.modules[__name__], "nvmebench")

@@ -41,14 +41,10 @@ if [ "$CXLAB_NODE" = "$srv" ]; then
 	check "RDMA port $MY_IP:4420" port_add
 	check "nvmet-rdma listens" bash -c "dmesg | grep -q 'nvmet_rdma: enabling port 1 ($MY_IP:4420)'"
 	touch target.ready
-	wait_file "$PEERDIR/host.done" 600
-	check "no nvmet QP, MR, CQ or SRQ left after the host is gone" nvme_left
-	check "target torn down" target_down
-	check "rmmod nvmet-rdma nvmet" modprobe -r nvmet-rdma nvmet
+	target_end 600
 else
 	# ---- host --------------------------------------------------------------------------------
-	check "modprobe nvme-rdma" modprobe nvme-rdma
-	wait_file "$PEERDIR/target.ready" 120
+	host_start
 	timeout 60 nvme discover -t rdma -a "$PEER_IP" -s 4420 >discover.txt 2>&1
 	check "nvme discover -t rdma lists $NQN" has "subnqn: *$NQN" discover.txt
 	check "nvme connect -t rdma" conn

@@ -87,14 +87,10 @@ if [ "$CXLAB_NODE" = "$tgt" ]; then
 	check "nvmet-rdma used an SRQ (rdma res show srq)" test $srq_seen = 1
 
 	# the host disconnects during I/O; then nothing of nvmet may be left
-	wait_file "$PEERDIR/host.done" 400
-	check "no nvmet QP, MR, CQ or SRQ left after the host is gone" nvme_left
-	check "target torn down" target_down
-	check "rmmod nvmet-rdma nvmet" modprobe -r nvmet-rdma nvmet
+	target_end 400
 else
 	# ---- host --------------------------------------------------------------------------------
-	check "modprobe nvme-rdma" modprobe nvme-rdma
-	wait_file "$PEERDIR/target.ready" 120
+	host_start
 	check "nvme connect (reconnect delay 2 s, controller loss 120 s)" \
 		conn --reconnect-delay 2 --ctrl-loss-tmo 120
 	check "namespace 1 appears" wait_ns 1

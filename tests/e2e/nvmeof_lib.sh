@@ -11,7 +11,10 @@
 #            mk_subsys FILE...      subsystem $NQN: namespace 1 $NB, then one per FILE/disk
 #            port_add / port_del    RDMA port 1 on $MY_IP:4420 linked to / removed from $NQN
 #            target_down            port, subsystem and null_blk gone
-#   host:    conn ARGS...           nvme connect -t rdma to the target
+#            target_end SECONDS     once the host is done (host.done, up to SECONDS): nothing
+#                                   of nvmet left, target torn down, modules unloaded
+#   host:    host_start             nvme-rdma loaded, the target ready
+#            conn ARGS...           nvme connect -t rdma to the target
 #            ns_dev ID / wait_ns ID the block device of namespace ID (appears)
 #            fio_verify NAME DEV BS IODEPTH JOBS [SIZE]
 #                                   random writes then crc32c verification; fails on any
@@ -88,6 +91,18 @@ target_down() {
 	echo 0 >$CFS/nullb/cxnull/power
 	rmdir $CFS/nullb/cxnull
 	test ! -e $CFS/nvmet/subsystems/$NQN
+}
+
+target_end() {
+	wait_file "$PEERDIR/host.done" "$1"
+	check "no nvmet QP, MR, CQ or SRQ left after the host is gone" nvme_left
+	check "target torn down" target_down
+	check "rmmod nvmet-rdma nvmet" modprobe -r nvmet-rdma nvmet
+}
+
+host_start() {
+	check "modprobe nvme-rdma" modprobe nvme-rdma
+	wait_file "$PEERDIR/target.ready" 120
 }
 
 conn() { timeout 60 nvme connect -t rdma -a "$PEER_IP" -s 4420 -n $NQN "$@"; }
