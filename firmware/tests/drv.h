@@ -77,7 +77,7 @@ uint8_t out_status(const void *out);
 unsigned int cmd_simple(struct test_ctx *t, uint16_t opcode, uint16_t op_mod, uint32_t dw2,
 			uint32_t dw3, void *out, uint32_t outlen);
 
-/* ---- bring-up helpers (prm-subset.md 4.1), each returns the output status -------------- */
+/* ---- bring-up helpers (mlx5_core's order: drivers/net/ethernet/mellanox/mlx5/core/main.c, mlx5_function_setup()), each returns the output status -------------- */
 
 unsigned int drv_enable_hca(struct test_ctx *t);
 unsigned int drv_query_pages(struct test_ctx *t, uint16_t op_mod, int32_t *npages);

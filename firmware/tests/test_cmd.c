@@ -3,7 +3,7 @@
  * Command engine: doorbell -> kick -> cxfw_process() -> entry handed back; descriptor,
  * mailbox chain, token, block number and signature checks; header checks (opcode,
  * lengths, op_mod, uid, state).  Entries are built and checked at the PRM offsets
- * (prm-subset.md 2.1-2.5).
+ * (the PRM's command interface: queue, entries, mailboxes, signatures, completion).
  */
 #include <pthread.h>
 #include <sched.h>

@@ -2,7 +2,7 @@
 /*
  * Completion queues: CREATE/DESTROY/QUERY/MODIFY_CQ and their checks, the CQE writer
  * (ownership per lap, 64- and 128-byte slots, op_own last), overrun -> CQ error event, and
- * arming through the UAR CQ doorbell -> one completion EQE per arm (prm-subset.md 5.3,
+ * arming through the UAR CQ doorbell -> one completion EQE per arm (the PRM's CQ commands and CQE format,
  * 6.3, 6.4).
  */
 #include <stdlib.h>

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * Event queues: CREATE/DESTROY/QUERY_EQ and their checks, EQE layout and ownership,
- * command-completion EQEs, doorbells, arming and MSI-X (prm-subset.md 2.4, 4.5).
+ * command-completion EQEs, doorbells, arming and MSI-X (the PRM's command completion and EQ chapters).
  */
 #include <string.h>
 

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * HCA lifecycle and identity: ENABLE/DISABLE_HCA, ISSI, capabilities, INIT/TEARDOWN_HCA,
- * QUERY_ADAPTER, UARs (prm-subset.md 4.1, 4.2, 4.4, 5.1, 7.4).
+ * QUERY_ADAPTER, UARs (the PRM's HCA bring-up, capabilities and UAR sections).
  */
 #include <string.h>
 

@@ -168,7 +168,7 @@ TEST(header_command_layouts_match_prm)
 
 TEST(header_hca_cap_fields_match_prm)
 {
-	/* cap-relative, prm-subset.md 4.4 */
+	/* cap-relative: the PRM's cmd_hca_cap layout */
 	CHECK_EQ(CXIB_OFFSET(CXIB_HCA_CAP_LOG_MAX_QP), 0x10);
 	CHECK_EQ(CXIB_FMASK(CXIB_HCA_CAP_LOG_MAX_QP), 0x1f);
 	CHECK_EQ(CXIB_OFFSET(CXIB_HCA_CAP_LOG_MAX_EQ_SZ), 0x1c);
@@ -228,7 +228,7 @@ TEST(header_smp_layouts_match_ibta)
 	CHECK_EQ(CXIB_OFFSET(CXIB_SMP_PORT_INFO_CAPABILITY_MASK2), 60);
 }
 
-/* Verbs resource commands and contexts (prm-subset.md section 5). */
+/* Verbs resource commands and contexts (the PRM's resource chapters; include/linux/mlx5/mlx5_ifc.h). */
 TEST(header_verbs_contexts_match_prm)
 {
 	CHECK_EQ(sizeof(struct cxib_mkc), 64);
@@ -271,7 +271,7 @@ TEST(header_verbs_contexts_match_prm)
 	CHECK_EQ(CXIB_OFFSET(CXIB_WQC_DBR_ADDR), 0x10);
 }
 
-/* Data path formats (prm-subset.md section 6, libmlx5-abi.md sections 6-8). */
+/* Data path formats (the PRM's data path chapter; rdma-core providers/mlx5/wqe.h, cq.c). */
 TEST(header_data_path_layouts_match_prm)
 {
 	uint8_t b[64];

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * BAR0 register file as the driver sees it.  Offsets and values are written as the PRM gives
- * them (prm-subset.md 1.3/1.4), not through the header macros, so a wrong macro cannot hide
+ * them (the PRM's initialization segment; mlx5_core's wait_fw_init() and cmd.c), not through the header macros, so a wrong macro cannot hide
  * a wrong register.
  */
 #include <string.h>

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * Protection domains and memory keys: ALLOC/DEALLOC_PD, CREATE/QUERY/DESTROY_MKEY with
- * their checks, and the translation the data path engines use (prm-subset.md 5.1, 5.2).
+ * their checks, and the translation the data path engines use (the PRM's PD and memory key sections).
  */
 #include <stdlib.h>
 #include <string.h>

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * Firmware pages: QUERY_PAGES / MANAGE_PAGES, every page checked, held and given back; the
- * full bring-up and teardown as mlx5_core does it (prm-subset.md 4.1, 4.2) with page
+ * full bring-up and teardown as mlx5_core does it (mlx5_core: main.c mlx5_function_setup() / mlx5_function_teardown()) with page
  * accounting that proves every page came back.
  */
 #include <stdlib.h>
@@ -176,7 +176,7 @@ TEST(full_bringup_and_teardown_returns_every_page)
 	unsigned int round;
 
 	for (round = 0; round < 2; round++) {
-		/* mlx5_core's order: prm-subset.md 4.1 */
+		/* mlx5_core's order: mlx5_function_setup() */
 		CHECK_EQ(drv_bringup(t), 0);
 		CHECK_EQ(cmd_simple(t, CXIB_CMD_OP_QUERY_HCA_CAP, 1, 0, 0, NULL, 0), 0x108);
 		CHECK_EQ(cmd_simple(t, CXIB_CMD_OP_QUERY_ADAPTER, 0, 0, 0, out, sizeof(out)), 0);

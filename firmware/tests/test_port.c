@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * Ports: state from the cable and auto_activate, PORT_CHANGE EQEs, HCA-vport queries,
- * QUERY_VPORT_STATE and the ACCESS_REG registers (prm-subset.md 5.8, 5.9).
+ * QUERY_VPORT_STATE and the ACCESS_REG registers (mlx5_ib mad.c and the PRM's ACCESS_REG registers).
  */
 #include <string.h>
 

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * Queue pairs, resource side: CREATE/QUERY/DESTROY_QP, the state machine and its checks,
- * references on PD and CQs (prm-subset.md 5.4).  No data path yet.
+ * references on PD and CQs (the PRM's QP commands).  No data path yet.
  */
 #include <stdlib.h>
 #include <string.h>

@@ -2,7 +2,7 @@
 /*
  * The responder (rq.c) on one device: request packets are handed to cxfw_resp_rx() as
  * wire.c would after its checks, and the tests look at guest memory, CQEs, EQEs, the QP
- * state and the ACK/NAK counters (ib-transport.md 4-5, prm-subset.md 5.6, 6.2, 6.3).
+ * state and the ACK/NAK counters (IBTA Vol 1 ch. 9, the responder; the PRM's SRQ, receive WQE and CQE formats).
  */
 #include <stdlib.h>
 #include <string.h>

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * MAD_IFC and the SMA: SubnGet attributes decoded field by field at their IBTA offsets
- * (sma-opensm.md 1-2, prm-subset.md 5.8), MAD-level errors in the MAD status.
+ * (IBTA Vol 1 ch. 13-14; mlx5_ib mad.c), MAD-level errors in the MAD status.
  */
 #include <string.h>
 

@@ -3,7 +3,7 @@
  * The requester (sq.c) on one device: WQE validation errors, error CQE then flush, local
  * operations (fast registration by UMR, LOCAL_INV), loopback RC traffic (DLID = own LID),
  * unsignaled completions, the READ/ATOMIC limit, local ACK timeout and RNR retry limits,
- * BlueFlame accounting (prm-subset.md 6.1, ib-transport.md 3).
+ * BlueFlame accounting (the PRM's send WQE format; IBTA Vol 1 ch. 9, the requester).
  */
 #include <stdlib.h>
 #include <string.h>

@@ -3,7 +3,7 @@
  * Data path acceptance tests: two cxfw devices joined by an in-memory cable (fake.h), each
  * driven like mlx5_ib drives a ConnectX (drv.h): WQEs built in guest memory, doorbell
  * records then BlueFlame doorbells, CQEs polled by owner bit.  Every case compares the
- * data byte for byte and the CQE fields exactly (prm-subset.md 6, ib-transport.md 3-5).
+ * data byte for byte and the CQE fields exactly (the PRM's data path formats; IBTA Vol 1 ch. 9).
  *
  * Conventions the cases assert, beyond the plain formats:
  *  - requester CQE: opcode REQ, sop = WQE opcode, qpn, wqe_counter = WQE index (WQEBBs);
@@ -465,7 +465,7 @@ TEST(xport_rc_send_longer_than_recv_is_an_error)
 	wr.sg[wr.nsg++] = sge(&src, 0, 2048);
 	si = drv_post_send(e.na, &e.a, &wr);
 	PUMP(&e.w);
-	/* ib-transport.md 4.3: NAK invalid request; responder: local length error */
+	/* IBTA Vol 1 ch. 9 (responder): NAK invalid request; responder: local length error */
 	CHECK_EQ(drv_poll(e.na, e.ca, &cqe), 1);
 	CHECK_ERR_CQE(&cqe, &e.a, CXIB_CQE_OPCODE_REQ_ERR, CXIB_CQE_SYND_REMOTE_INVAL_REQ_ERR, si);
 	CHECK_EQ(drv_poll(e.nb, e.cb, &cqe), 1);
@@ -1428,7 +1428,7 @@ TEST(xport_sq_rq_and_cq_rings_wrap_around)
 
 /*
  * Poll the rest of @qp's flush CQEs from @cq: requester flushes (REQ_ERR) must come in
- * WQE order and end at @last_sq (coalescing allowed: prm-subset.md 6.3); *@rq_flushed
+ * WQE order and end at @last_sq (coalescing allowed, as the PRM allows for flush CQEs); *@rq_flushed
  * counts responder flushes (RESP_ERR) of @qp's receives, in order from @rq_first.
  */
 static const char *take_flushes(struct drv_node *n, struct drv_cq *cq, const struct drv_qp *qp,
@@ -1521,7 +1521,7 @@ TEST(xport_rc_bad_lkey_local_prot_err_flush_and_responder_side)
 
 	/*
 	 * A bad lkey in the responder's receive WQE: local protection error there, NAK remote
-	 * operational error to the requester (ib-transport.md 4.3, class A); both QPs in ERR.
+	 * operational error to the requester (IBTA Vol 1 ch. 9, responder error class A); both QPs in ERR.
 	 */
 	{
 		struct drv_qp a2, b2;
@@ -1808,7 +1808,7 @@ TEST(xport_rc_local_ack_timeout_recovers_a_lost_packet)
 	si = drv_post_send(e.na, &e.a, &wr);
 	PUMP(&e.w);
 	e.w.cable->drop_every = 0;
-	/* T = 4.19 ms; detection may take longer than T (ib-transport.md 3.5), never less */
+	/* T = 4.19 ms; detection may take longer than T (IBTA Vol 1 ch. 9, the local ACK timeout), never less */
 	CHECK_EQ(drv_pump_time(&e.w, 1000000, 4000000), 0);
 	CHECK_EQ(drv_poll(e.na, e.ca, &cqe), 0);
 	CHECK_EQ(drv_poll(e.nb, e.cb, &cqe), 0);
@@ -2431,7 +2431,7 @@ TEST(xport_rc_two_qps_both_directions_at_once)
 
 /*
  * Multicast members on the sending node get a copy through the device's own loopback
- * (ib-transport.md 5.3), the sender included, unless the sender has block_lb_mc.
+ * (IBTA Vol 1 ch. 9-10, UD multicast), the sender included, unless the sender has block_lb_mc.
  */
 TEST(xport_ud_multicast_loops_back_to_local_members)
 {

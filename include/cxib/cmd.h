@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /*
  * cxib hardware interface: the command queue, mailboxes and the bring-up command set
- * (mlx5 PRM sections 2-5 as summarised in prm-subset.md).
+ * (mlx5 PRM: command interface, HCA bring-up, capabilities, EQs, MAD_IFC;
+ * field positions as in include/linux/mlx5/mlx5_ifc.h).
  *
  * Naming (field macros expand to "dword, high bit, low bit" for the accessors in bits.h):
  *

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /*
- * cxib hardware interface: InfiniBand packets on the wire (IBTA vol 1 chapters 5, 7 and 9;
- * reference/ib-transport.md sections 1, 2, 5, 6.3 and 7).
+ * cxib hardware interface: InfiniBand packets on the wire (IBTA Vol 1 ch. 5, 7 (LRH,
+ * VCRC), 8 (GRH) and 9 (BTH, extended headers, opcodes, ICRC)).
  *
  *   LRH(8) [GRH(40)] BTH(12) [extended headers] [payload] [pad 0..3] ICRC(4) VCRC(2)
  *

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /*
- * cxib hardware interface: the verbs resource commands and their contexts (mlx5 PRM
- * section 5 as summarised in prm-subset.md): PD, XRCD, memory keys, CQs, QPs, SRQs,
- * multicast.
+ * cxib hardware interface: the verbs resource commands and their contexts (mlx5 PRM,
+ * the resource chapter; positions as in include/linux/mlx5/mlx5_ifc.h): PD, XRCD, memory
+ * keys, CQs, QPs, SRQs, multicast.
  *
  * Naming follows cmd.h (field macros "dword, high bit, low bit" for bits.h):
  *

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /*
- * cxib hardware interface: the data path (mlx5 PRM section 6 as summarised in
- * prm-subset.md): send WQE segments, receive WQEs, the 64-byte CQE, CQ arming and the
- * CQ / QP / SRQ doorbell records.
+ * cxib hardware interface: the data path (mlx5 PRM, the data path chapter; layouts as in
+ * include/linux/mlx5/qp.h and device.h): send WQE segments, receive WQEs, the 64-byte CQE,
+ * CQ arming and the CQ / QP / SRQ doorbell records.
  *
  *   CXIB_WQE_CTRL_<FIELD>     control segment (struct cxib_wqe_ctrl_seg, 16 B)
  *   CXIB_WQE_RADDR_<FIELD>    remote address segment (16 B)

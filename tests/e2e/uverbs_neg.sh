@@ -11,7 +11,7 @@
 #   rem_inv_req         an ib_read_bw client against an ib_send_bw server: neither the
 #                       server's QP nor its buffer allows RDMA READ (no
 #                       IBV_ACCESS_REMOTE_READ), so the responder NAKs the request.  Which
-#                       NAK is the responder's choice (ib-transport.md 4.3): rxe checks the
+#                       NAK is the responder's choice (IBTA Vol 1 ch. 9): rxe checks the
 #                       QP's access flags first and NAKs "invalid request"
 #                       (IBV_WC_REM_INV_REQ_ERR, "Failed status 9"); cxib's model checks
 #                       the access rights with the R_Key and NAKs "remote access error"

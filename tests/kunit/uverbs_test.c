@@ -120,7 +120,7 @@ static void ucq_check_refuses_test(struct kunit *test)
 
 /* ---- create_qp ---------------------------------------------------------------------------- */
 
-/* What libmlx5 44 sends for ibv_rc_pingpong's QP (libmlx5-abi.md §7.3). */
+/* What libmlx5 44 sends for ibv_rc_pingpong's QP (rdma-core providers/mlx5/verbs.c). */
 static void rc_pingpong_qp(struct mlx5_ib_create_qp *ucmd, struct ib_qp_init_attr *attr)
 {
 	*ucmd = (struct mlx5_ib_create_qp){
