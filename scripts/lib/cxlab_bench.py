@@ -129,7 +129,7 @@ def perftest_args(test, size):
     if not test.startswith("atomic_"):
         args = ["-s", str(size)] + args
     if test == "send_bw":
-        args.append("-e")  # completions by event: rxe's send BW triples (perf-reliability 1.8)
+        args.append("-e")  # completions by event: rxe's send BW triples (Documentation/bench.md)
     return prog, args
 
 
