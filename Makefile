@@ -4,7 +4,8 @@
 #
 #   make                 build cxib.ko against Debian's stock 6.12 headers
 #   make KVER=<release>  ... against another installed kernel (or KDIR=<build dir>)
-#   make check-quick     host tests of the model + module builds, sparse, checkpatch
+#   make check-quick     host tests of the model, the docs' references, module builds, sparse,
+#                        checkpatch
 #   make check           everything, including the QEMU lab smoke scenario
 #   make lab             boot a two-node lab and show it (scripts/cxlab up)
 #
@@ -41,8 +42,8 @@ sum_results = awk '/^([A-Za-z0-9_-]+: )?[0-9]+ passed, [0-9]+ failed/ { \
 
 # A tier that stops before its closing line still fails the run: make's exit status counts.
 
-check-quick-tiers: check-host check-scripts check-build
-check-tiers: check-host check-scripts check-build check-package check-kunit check-qemu check-e2e check-e2e-61
+check-quick-tiers: check-host check-scripts check-docs check-build
+check-tiers: check-host check-scripts check-docs check-build check-package check-kunit check-qemu check-e2e check-e2e-61
 
 check-quick check:
 	@mkdir -p $(CHECK_DIR)

@@ -13,9 +13,13 @@ E2E_SCENARIOS ?= smoke bringup sm sm_failover sm_partition kverbs pingpong perft
 # make check boots its own lab, separate from one a developer may have up.
 CHECK_LAB_DIR := $(CXIB_CACHE)/lab-check
 
-.PHONY: qemu images kmod-path lab lab-down check-e2e check-e2e-61 check-qemu check-scripts
+.PHONY: qemu images kmod-path lab lab-down check-e2e check-e2e-61 check-qemu check-scripts check-docs
 
 # Unit tests of the lab's Python (scripts/tests): parsing, tables, JSON, retry policy.
+# References a reader cannot follow: notes outside the repository, missing paths in docs.
+check-docs:
+	@$(TOP)/scripts/check-docs $(TOP)
+
 check-scripts:
 	@set -o pipefail; out=$$(python3 -m unittest discover -s $(TOP)/scripts/tests \
 		-t $(TOP)/scripts/tests -p 'test_*.py' 2>&1); rc=$$?; \
