@@ -1149,7 +1149,7 @@ static void resp_rx_ud(struct cxfw_dev *dev, struct cxfw_qp *qp, const struct cx
 	uint8_t op = CXIB_BTH_OP_OPERATION(p->opcode), st;
 	__be32 grh[CXIB_GRH_LEN / 4];
 	bool imm = op == CXIB_BTH_OP_SEND_ONLY_IMM;
-	struct cxfw_ipoib_rx rx;
+	struct cxfw_ipoib_rx rx, *checked = NULL;
 	int w;
 
 	if (op != CXIB_BTH_OP_SEND_ONLY && !imm)
@@ -1191,12 +1191,12 @@ static void resp_rx_ud(struct cxfw_dev *dev, struct cxfw_qp *qp, const struct cx
 		/* the checksums the device checked on the way in */
 		cxfw_ipoib_rx_check(p->payload, p->paylen, &rx);
 		if (rx.l3_type)
-			cxfw_stat_add(dev, (rx.hds_ip_ext & (CXIB_CQE_L3_OK | CXIB_CQE_L4_OK)) ==
-				      (CXIB_CQE_L3_OK | CXIB_CQE_L4_OK) ?
+			cxfw_stat_add(dev, (rx.hds_ip_ext & CXIB_CQE_L3_L4_OK) == CXIB_CQE_L3_L4_OK ?
 				      &dev->stats.rx_csum_ok : &dev->stats.rx_csum_bad, 1);
+		checked = &rx;
 	}
 	resp_complete(dev, qp, p, imm ? CXIB_CQE_OPCODE_RESP_SEND_IMM : CXIB_CQE_OPCODE_RESP_SEND,
-		      qp->resp.rcv_off, p->imm, cxfw_qp_ipoib(qp) ? &rx : NULL);
+		      qp->resp.rcv_off, p->imm, checked);
 }
 
 /* ---- engine.h entry points ---------------------------------------------------------- */

@@ -339,6 +339,12 @@ static bool cxfw_opcode_ok(const struct cxfw_qp *qp, uint8_t op)
 	}
 }
 
+/* @n bytes of a WQE rounded up to whole 16-byte units (DS). */
+static unsigned int cxfw_ds_align(unsigned int n)
+{
+	return (n + CXIB_WQE_DS_SIZE - 1) & ~(unsigned int)(CXIB_WQE_DS_SIZE - 1);
+}
+
 /* Data and inline segments from @off to @end of @wqe into @w; 0 or a CQE syndrome. */
 static uint8_t cxfw_parse_data(const uint8_t *wqe, unsigned int off, unsigned int end,
 			       struct cxfw_req_wqe *w)
@@ -359,8 +365,7 @@ static uint8_t cxfw_parse_data(const uint8_t *wqe, unsigned int off, unsigned in
 			memmove(w->u.data + w->len, wqe + off + CXIB_WQE_INLINE_HDR_SIZE, n);
 			w->len += n;
 			w->inl = true;
-			off += (CXIB_WQE_INLINE_HDR_SIZE + n + CXIB_WQE_DS_SIZE - 1) &
-			       ~(uint32_t)(CXIB_WQE_DS_SIZE - 1);
+			off += cxfw_ds_align(CXIB_WQE_INLINE_HDR_SIZE + n);
 			continue;
 		}
 		if (w->inl)
@@ -426,8 +431,7 @@ static uint8_t cxfw_parse_eth(const uint8_t *wqe, unsigned int *off, unsigned in
 		return CXIB_CQE_SYND_LOCAL_QP_OP_ERR;
 	w->hlen = (uint16_t)sz;
 	w->mss = (uint16_t)CXIB_GET(e, CXIB_WQE_ETH_MSS);
-	*off = at + ((CXIB_WQE_ETH_INLINE_HDR_OFFSET + sz + CXIB_WQE_DS_SIZE - 1) &
-		     ~(uint32_t)(CXIB_WQE_DS_SIZE - 1));
+	*off = at + cxfw_ds_align(CXIB_WQE_ETH_INLINE_HDR_OFFSET + sz);
 	return 0;
 }
 

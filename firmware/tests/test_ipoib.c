@@ -161,8 +161,6 @@ static uint32_t mk_udp6(uint8_t *m, uint32_t paylen)
 	return CXIB_IPOIB_ENCAP_LEN + 48 + paylen;
 }
 
-#define OK_BOTH		(CXIB_CQE_L3_OK | CXIB_CQE_L4_OK)
-
 /* ---- the functions alone --------------------------------------------------------------------- */
 
 TEST(ipoib_ipv4_header_checksum_matches_a_known_value)
@@ -183,7 +181,7 @@ TEST(ipoib_ipv4_header_checksum_matches_a_known_value)
 	/* L3 only: the UDP checksum was left as it was (0: none) */
 	CHECK_EQ(get16(m + CXIB_IPOIB_ENCAP_LEN + 20 + CXIB_UDP_CHECK), 0);
 	cxfw_ipoib_rx_check(m, sizeof(m), &rx);
-	CHECK_EQ(rx.hds_ip_ext, OK_BOTH);	/* IPv4 UDP without a checksum passes */
+	CHECK_EQ(rx.hds_ip_ext, CXIB_CQE_L3_L4_OK);	/* IPv4 UDP without a checksum passes */
 	CHECK_EQ(rx.l3_type, CXIB_CQE_L3_HDR_TYPE_IPV4);
 	CHECK_EQ(rx.l4_type, CXIB_CQE_L4_HDR_TYPE_UDP);
 }
@@ -202,7 +200,7 @@ TEST(ipoib_tx_checksums_match_the_reference_and_pass_the_rx_check)
 	CHECK_EQ(get16(m + 24 + CXIB_TCP_CHECK), ref_l4_v4(m));
 	CHECK_EQ(get16(m + 4 + CXIB_IPV4_CHECK), ref_ip4(m));
 	cxfw_ipoib_rx_check(m, len, &rx);
-	CHECK_EQ(rx.hds_ip_ext, OK_BOTH);
+	CHECK_EQ(rx.hds_ip_ext, CXIB_CQE_L3_L4_OK);
 	CHECK_EQ(rx.l4_type, CXIB_CQE_L4_HDR_TYPE_TCP_ACK_AND_DATA);
 
 	/* one flipped payload bit: L4 fails, L3 still good */
@@ -221,7 +219,7 @@ TEST(ipoib_tx_checksums_match_the_reference_and_pass_the_rx_check)
 	cxfw_ipoib_tx_csum(m, len, CXIB_WQE_ETH_L4_CSUM);
 	CHECK_EQ(get16(m + 44 + CXIB_UDP_CHECK), ref_l4_v6(m));
 	cxfw_ipoib_rx_check(m, len, &rx);
-	CHECK_EQ(rx.hds_ip_ext, OK_BOTH);
+	CHECK_EQ(rx.hds_ip_ext, CXIB_CQE_L3_L4_OK);
 	CHECK_EQ(rx.l3_type, CXIB_CQE_L3_HDR_TYPE_IPV6);
 	m[44 + 8] ^= 0xff;
 	cxfw_ipoib_rx_check(m, len, &rx);
@@ -292,7 +290,7 @@ TEST(ipoib_lso_fixup_makes_each_segment_a_valid_tcp_packet)
 		CHECK_EQ(get16(m + 24 + CXIB_TCP_CHECK), ref_l4_v4(m));
 		CHECK_EQ(get16(m + 4 + CXIB_IPV4_CHECK), ref_ip4(m));
 		cxfw_ipoib_rx_check(m, hlen + pay, &rx);
-		CHECK_EQ(rx.hds_ip_ext, OK_BOTH);
+		CHECK_EQ(rx.hds_ip_ext, CXIB_CQE_L3_L4_OK);
 	}
 	/* LSO needs TCP: UDP headers are refused */
 	hlen = mk_udp6(tmpl, 0);
@@ -407,7 +405,7 @@ TEST(ipoib_lso_wqe_arrives_as_mss_sized_tcp_segments)
 		CHECK_EQ(CXIB_GET(&cqe, CXIB_CQE_OPCODE), CXIB_CQE_OPCODE_RESP_SEND);
 		CHECK_EQ(CXIB_GET(&cqe, CXIB_CQE_QPN), e.b.qpn);
 		CHECK_EQ(CXIB_GET(&cqe, CXIB_CQE_BYTE_CNT), DRV_GRH_LEN + hlen + n);
-		CHECK_EQ(CXIB_GET(&cqe, CXIB_CQE_HDS_IP_EXT), OK_BOTH);
+		CHECK_EQ(CXIB_GET(&cqe, CXIB_CQE_HDS_IP_EXT), CXIB_CQE_L3_L4_OK);
 		CHECK_EQ(CXIB_GET(&cqe, CXIB_CQE_L3_HDR_TYPE), CXIB_CQE_L3_HDR_TYPE_IPV4);
 		CHECK_EQ(CXIB_GET(&cqe, CXIB_CQE_L4_HDR_TYPE),
 			 CXIB_CQE_L4_HDR_TYPE_TCP_ACK_AND_DATA);
@@ -457,12 +455,12 @@ TEST(ipoib_send_checksums_are_filled_in_and_checked_on_receive)
 
 	CHECK_EQ(drv_poll(e.nb, e.w.cq[1], &cqe), 1);
 	CHECK_EQ(CXIB_GET(&cqe, CXIB_CQE_BYTE_CNT), DRV_GRH_LEN + len);
-	CHECK_EQ(CXIB_GET(&cqe, CXIB_CQE_HDS_IP_EXT), OK_BOTH);
+	CHECK_EQ(CXIB_GET(&cqe, CXIB_CQE_HDS_IP_EXT), CXIB_CQE_L3_L4_OK);
 	drv_mem_read(e.nb, e.dst.pa + DRV_GRH_LEN, got, len);
 	CHECK_EQ(get16(got + 24 + CXIB_TCP_CHECK), ref_l4_v4(m));
 	CHECK(!memcmp(got + 44, m + 44, len - 44));
 	CHECK_EQ(drv_poll(e.nb, e.w.cq[1], &cqe), 1);
-	CHECK_EQ(CXIB_GET(&cqe, CXIB_CQE_HDS_IP_EXT) & OK_BOTH, 0);
+	CHECK_EQ(CXIB_GET(&cqe, CXIB_CQE_HDS_IP_EXT) & CXIB_CQE_L3_L4_OK, 0);
 	drv_mem_read(e.nb, e.dst.pa + 2048 + DRV_GRH_LEN, got, len);
 	CHECK(!memcmp(got, m, len));			/* untouched */
 	cxfw_get_stats(e.nb->t->dev, &st);
@@ -597,7 +595,7 @@ TEST(ipoib_lso_payload_may_exceed_the_qps_message_limit)
 
 		CHECK_EQ(drv_poll(e.nb, e.w.cq[1], &cqe), 1);
 		CHECK_EQ(CXIB_GET(&cqe, CXIB_CQE_BYTE_CNT), DRV_GRH_LEN + hlen + n);
-		CHECK_EQ(CXIB_GET(&cqe, CXIB_CQE_HDS_IP_EXT), OK_BOTH);
+		CHECK_EQ(CXIB_GET(&cqe, CXIB_CQE_HDS_IP_EXT), CXIB_CQE_L3_L4_OK);
 		drv_mem_read(e.nb, sink.pa + k * 2048 + DRV_GRH_LEN, seg, hlen + n);
 		CHECK_EQ(get32(seg + 24 + CXIB_TCP_SEQ), 0x89abcdefu + k * mss);
 		CHECK(!memcmp(seg + hlen, pay + k * mss, n));

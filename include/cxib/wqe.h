@@ -434,6 +434,7 @@ enum {
 	CXIB_CQE_L2_OK				= 1 << 0,
 	CXIB_CQE_L3_OK				= 1 << 1,	/* IPv4 header checksum good */
 	CXIB_CQE_L4_OK				= 1 << 2,	/* TCP / UDP checksum good */
+	CXIB_CQE_L3_L4_OK			= CXIB_CQE_L3_OK | CXIB_CQE_L4_OK,
 };
 
 /* l4_l3_hdr_type: l4_hdr_type in bits 6:4, l3_hdr_type in bits 3:2 of the byte */

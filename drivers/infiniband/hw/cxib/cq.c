@@ -169,8 +169,7 @@ static void cxib_cqe_resp_to_wc(const void *cqe, struct ib_wc *wc)
 	default:
 		wc->opcode = IB_WC_RECV;
 		/* IPoIB UD QPs: the device checked both the IP and the TCP/UDP checksum */
-		if ((CXIB_GET(cqe, CXIB_CQE_HDS_IP_EXT) & (CXIB_CQE_L3_OK | CXIB_CQE_L4_OK)) ==
-		    (CXIB_CQE_L3_OK | CXIB_CQE_L4_OK))
+		if ((CXIB_GET(cqe, CXIB_CQE_HDS_IP_EXT) & CXIB_CQE_L3_L4_OK) == CXIB_CQE_L3_L4_OK)
 			wc->wc_flags |= IB_WC_IP_CSUM_OK;
 		break;
 	}
