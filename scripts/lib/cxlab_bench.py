@@ -16,6 +16,8 @@ import select
 import socket
 import time
 
+import cxlab_netbench as nb
+
 # ---------------------------------------------------------------- the matrix
 
 # test name -> (perftest program, kind).  kind "bw": MB/s (perftest's MB = 2^20 B), higher
@@ -524,13 +526,10 @@ state "done"
 
 def guest_script(dev, rxe, test, size, port, mtu):
     prog, args = perftest_args(test, size)
-    subst = {"@DEV@": dev, "@PROG@": prog, "@ARGS@": " ".join(args), "@PORT@": str(port),
-             "@MTU@": str(mtu), "@TMO@": str(PERFTEST_TIMEOUT), "@RXE@": "1" if rxe else "0",
-             "@SERVER@": SERVER_NODE, "@CLIENT@": CLIENT_NODE}
-    text = GUEST_SCRIPT
-    for k, v in subst.items():
-        text = text.replace(k, v)
-    return text
+    return nb.fill(GUEST_SCRIPT, {"@DEV@": dev, "@PROG@": prog, "@ARGS@": " ".join(args),
+                                  "@PORT@": str(port), "@MTU@": str(mtu),
+                                  "@TMO@": str(PERFTEST_TIMEOUT), "@RXE@": "1" if rxe else "0",
+                                  "@SERVER@": SERVER_NODE, "@CLIENT@": CLIENT_NODE})
 
 
 # ---------------------------------------------------------------- the host side
@@ -760,7 +759,6 @@ def cmd_bench_guests(args, lab, mod, flag, footnote):
 
 def cmd_bench_ipoib(args, lab):
     """`cxlab bench --ipoib`: IPoIB against virtio-net (scripts/lib/cxlab_netbench.py)."""
-    import cxlab_netbench as nb
     return cmd_bench_guests(
         args, lab, nb, "--ipoib",
         lambda doc: f"tcp_bw: iperf3, one TCP stream node2 -> node1, {nb.IPERF_SECONDS} s; "

@@ -43,15 +43,21 @@ class ParseError(Exception):
     pass
 
 
-def parse_iperf3(text):
-    """Receiver throughput in Mbit/s from the iperf3 -J document inside @text."""
+def first_json(text, tool):
+    """The first JSON document in a job's output @text (script lines may come before it)."""
     i = text.find("{")
     if i < 0:
-        raise ParseError("no iperf3 JSON in the output")
+        raise ParseError(f"no {tool} JSON in the output")
     try:
         doc, _ = json.JSONDecoder().raw_decode(text[i:])
     except ValueError as e:
-        raise ParseError(f"iperf3 JSON unreadable: {e}")
+        raise ParseError(f"{tool} JSON unreadable: {e}")
+    return doc
+
+
+def parse_iperf3(text):
+    """Receiver throughput in Mbit/s from the iperf3 -J document inside @text."""
+    doc = first_json(text, "iperf3")
     if doc.get("error"):
         raise ParseError(f"iperf3: {doc['error']}")
     end = doc.get("end") or {}
@@ -191,21 +197,30 @@ fi
 """
 
 
-def guest_script(test, path):
-    subst = {"@TEST@": test, "@PATH@": path, "@SECS@": str(IPERF_SECONDS),
-             "@COUNT@": str(PING_COUNT), "@NET@": IPOIB_NET,
-             "@SERVER@": SERVER_NODE, "@CLIENT@": CLIENT_NODE}
-    text = GUEST_SCRIPT
+def fill(template, subst):
+    """@template with every @KEY@ of @subst replaced."""
     for k, v in subst.items():
-        text = text.replace(k, v)
-    return text
+        template = template.replace(k, v)
+    return template
+
+
+def guest_script(test, path):
+    return fill(GUEST_SCRIPT, {"@TEST@": test, "@PATH@": path, "@SECS@": str(IPERF_SECONDS),
+                               "@COUNT@": str(PING_COUNT), "@NET@": IPOIB_NET,
+                               "@SERVER@": SERVER_NODE, "@CLIENT@": CLIENT_NODE})
+
+
+def guest_failure(client_output):
+    """The failed outcome a guest script reported (BENCH-ERROR line), or None."""
+    err = re.search(r"BENCH-ERROR: (.*)", client_output)
+    return {"status": "failed", "reason": err.group(1).strip()} if err else None
 
 
 def outcome(test, client_output, client_status):
     """The (test, path) result from the client's output and job status."""
-    err = re.search(r"BENCH-ERROR: (.*)", client_output)
-    if err:
-        return {"status": "failed", "reason": err.group(1).strip()}
+    failed = guest_failure(client_output)
+    if failed:
+        return failed
     try:
         if test == "tcp_bw":
             return {"status": "ok", "value": parse_iperf3(client_output)}

@@ -15,8 +15,6 @@ paths and tests); the pure parts here (fio's JSON, the guest script) are tested 
 scripts/tests/test_cxlab_nvmebench.py.
 """
 
-import json
-import re
 import sys
 
 import cxlab_netbench as nb
@@ -45,14 +43,7 @@ JOB_TIMEOUT = 240
 
 def parse_fio(test, text):
     """The row's number from the fio --output-format=json document inside @text."""
-    i = text.find("{")
-    if i < 0:
-        raise nb.ParseError("no fio JSON in the output")
-    try:
-        doc, _ = json.JSONDecoder().raw_decode(text[i:])
-    except ValueError as e:
-        raise nb.ParseError(f"fio JSON unreadable: {e}")
-    jobs = doc.get("jobs") or []
+    jobs = nb.first_json(text, "fio").get("jobs") or []
     if not jobs:
         raise nb.ParseError("fio JSON has no job")
     j = jobs[0]
@@ -149,18 +140,15 @@ exit $rc
 
 
 def guest_script(test, path):
-    subst = {"@TEST@": test, "@PATH@": path, "@SECS@": str(FIO_SECONDS), "@FIO@": FIO[test],
-             "@SERVER@": SERVER_NODE, "@IBNET@": nb.IPOIB_NET}
-    text = GUEST_SCRIPT
-    for k, v in subst.items():
-        text = text.replace(k, v)
-    return text
+    return nb.fill(GUEST_SCRIPT, {"@TEST@": test, "@PATH@": path, "@SECS@": str(FIO_SECONDS),
+                                  "@FIO@": FIO[test], "@SERVER@": SERVER_NODE,
+                                  "@IBNET@": nb.IPOIB_NET})
 
 
 def outcome(test, client_output, client_status):
-    err = re.search(r"BENCH-ERROR: (.*)", client_output)
-    if err:
-        return {"status": "failed", "reason": err.group(1).strip()}
+    failed = nb.guest_failure(client_output)
+    if failed:
+        return failed
     try:
         return {"status": "ok", "value": parse_fio(test, client_output)}
     except nb.ParseError as e:
