@@ -68,25 +68,34 @@ static uint16_t ref_ip4(const uint8_t *m)
 	return ref_csum(h, ihl, h, 0);
 }
 
+/* The checksum of the TCP / UDP segment @l4 (@l4len bytes) behind pseudo-header @ph. */
+static uint16_t ref_l4(const uint8_t *ph, size_t phlen, const uint8_t *l4, uint32_t l4len,
+		       uint8_t proto)
+{
+	uint8_t *seg = malloc(l4len);
+	uint16_t c;
+
+	if (!seg)
+		abort();
+	memcpy(seg, l4, l4len);
+	put16(seg + (proto == CXIB_IPPROTO_TCP ? CXIB_TCP_CHECK : CXIB_UDP_CHECK), 0);
+	c = ref_csum(ph, phlen, seg, l4len);
+	free(seg);
+	return c;
+}
+
 /* The TCP / UDP checksum an IPv4 message @m (IPoIB header first) should carry. */
 static uint16_t ref_l4_v4(const uint8_t *m)
 {
 	const uint8_t *ip = m + CXIB_IPOIB_ENCAP_LEN;
 	uint32_t ihl = (ip[0] & 0xf) * 4u, l4len = get16(ip + 2) - ihl;
-	uint8_t ph[12], *seg = malloc(l4len);
-	uint16_t c, at = ip[9] == CXIB_IPPROTO_TCP ? CXIB_TCP_CHECK : CXIB_UDP_CHECK;
+	uint8_t ph[12];
 
-	if (!seg)
-		abort();
 	memcpy(ph, ip + 12, 8);
 	ph[8] = 0;
 	ph[9] = ip[9];
 	put16(ph + 10, (uint16_t)l4len);
-	memcpy(seg, ip + ihl, l4len);
-	put16(seg + at, 0);
-	c = ref_csum(ph, sizeof(ph), seg, l4len);
-	free(seg);
-	return c;
+	return ref_l4(ph, sizeof(ph), ip + ihl, l4len, ip[9]);
 }
 
 /* The same for IPv6 (TCP / UDP right after the fixed header). */
@@ -94,20 +103,13 @@ static uint16_t ref_l4_v6(const uint8_t *m)
 {
 	const uint8_t *ip = m + CXIB_IPOIB_ENCAP_LEN;
 	uint32_t l4len = get16(ip + 4);
-	uint8_t ph[40], *seg = malloc(l4len);
-	uint16_t c, at = ip[6] == CXIB_IPPROTO_TCP ? CXIB_TCP_CHECK : CXIB_UDP_CHECK;
+	uint8_t ph[40];
 
-	if (!seg)
-		abort();
 	memcpy(ph, ip + 8, 32);
 	memset(ph + 32, 0, 8);
 	put16(ph + 34, (uint16_t)l4len);
 	ph[39] = ip[6];
-	memcpy(seg, ip + 40, l4len);
-	put16(seg + at, 0);
-	c = ref_csum(ph, sizeof(ph), seg, l4len);
-	free(seg);
-	return c;
+	return ref_l4(ph, sizeof(ph), ip + 40, l4len, ip[6]);
 }
 
 /* IPoIB + IPv4 (20 bytes) + TCP (20 bytes, ACK) + @paylen pattern bytes; returns length. */

@@ -333,6 +333,31 @@ static void tl_ah_attr(struct tl_ctx *c, struct rdma_ah_attr *ah, bool mcast)
 	}
 }
 
+/* c->ah: the address of this port's LID (or, with @mcast, of the test's group). */
+static void tl_create_ah(struct tl_ctx *c, bool mcast)
+{
+	struct rdma_ah_attr aa;
+
+	tl_ah_attr(c, &aa, mcast);
+	c->ah = rdma_create_ah(c->pd, &aa, RDMA_CREATE_AH_SLEEPABLE);
+	KUNIT_ASSERT_FALSE_MSG(c->test, IS_ERR(c->ah), "rdma_create_ah: %ld", PTR_ERR(c->ah));
+}
+
+/* A signaled UD work request of the one entry @sge, to @remote_qpn through c->ah. */
+static void tl_ud_wr(struct tl_ctx *c, struct ib_ud_wr *wr, struct ib_sge *sge, u64 wr_id,
+		     enum ib_wr_opcode opcode, u32 remote_qpn)
+{
+	memset(wr, 0, sizeof(*wr));
+	wr->wr.wr_id = wr_id;
+	wr->wr.opcode = opcode;
+	wr->wr.send_flags = IB_SEND_SIGNALED;
+	wr->wr.sg_list = sge;
+	wr->wr.num_sge = 1;
+	wr->ah = c->ah;
+	wr->remote_qpn = remote_qpn;
+	wr->remote_qkey = TL_QKEY;
+}
+
 /* RTR and RTS; an RC QP is connected to @peer on this same port. */
 static void tl_q_rts(struct tl_ctx *c, struct tl_q *q, const struct tl_qp_opts *o,
 		     const struct tl_q *peer)
@@ -780,8 +805,7 @@ static void tl_ud(struct kunit *test, bool mcast)
 	const struct tl_qp_opts oud = { .ud = true };
 	struct tl_ctx *c = test->priv;
 	u32 size = ib_mtu_enum_to_int(c->mtu);
-	struct rdma_ah_attr aa;
-	struct ib_ud_wr wr = {};
+	struct ib_ud_wr wr;
 	struct ib_sge sge;
 	union ib_gid mgid;
 	struct ib_wc wc;
@@ -796,22 +820,13 @@ static void tl_ud(struct kunit *test, bool mcast)
 		KUNIT_ASSERT_EQ_MSG(test, err, 0, "ib_attach_mcast(MLID 0x%x): %d", TL_MLID, err);
 		c->mc_attached = true;
 	}
-	tl_ah_attr(c, &aa, mcast);
-	c->ah = rdma_create_ah(c->pd, &aa, RDMA_CREATE_AH_SLEEPABLE);
-	KUNIT_ASSERT_FALSE_MSG(test, IS_ERR(c->ah), "rdma_create_ah: %ld", PTR_ERR(c->ah));
+	tl_create_ah(c, mcast);
 
 	tl_zero(c, &c->b, 0, size + TL_UD_GRH);
 	tl_post_recv(c, &c->qb, 400, c->b.dma, size + TL_UD_GRH);
 	tl_fill(c, &c->a, 0, size, 40);
 	sge = (struct ib_sge){ .addr = c->a.dma, .length = size, .lkey = c->pd->local_dma_lkey };
-	wr.wr.wr_id = 401;
-	wr.wr.opcode = IB_WR_SEND;
-	wr.wr.send_flags = IB_SEND_SIGNALED;
-	wr.wr.sg_list = &sge;
-	wr.wr.num_sge = 1;
-	wr.ah = c->ah;
-	wr.remote_qpn = mcast ? IB_MULTICAST_QPN : c->qb.qp->qp_num;
-	wr.remote_qkey = TL_QKEY;
+	tl_ud_wr(c, &wr, &sge, 401, IB_WR_SEND, mcast ? IB_MULTICAST_QPN : c->qb.qp->qp_num);
 	err = ib_post_send(c->qa.qp, &wr.wr, NULL);
 	KUNIT_ASSERT_EQ_MSG(test, err, 0, "ib_post_send(UD): %d", err);
 	tl_expect(c, &c->qa, &wc, 401, IB_WC_SUCCESS, IB_WC_SEND, "UD send");
@@ -863,25 +878,15 @@ static void live_ud_sqe_recovery(struct kunit *test)
 	struct tl_ctx *c = test->priv;
 	struct ib_qp_init_attr ia;
 	struct ib_qp_attr qa = {};
-	struct rdma_ah_attr aa;
-	struct ib_ud_wr wr = {};
+	struct ib_ud_wr wr;
 	struct ib_sge sge;
 	struct ib_wc wc;
 	int err;
 
 	tl_pair(c, &oud, &oud);
-	tl_ah_attr(c, &aa, false);
-	c->ah = rdma_create_ah(c->pd, &aa, RDMA_CREATE_AH_SLEEPABLE);
-	KUNIT_ASSERT_FALSE_MSG(test, IS_ERR(c->ah), "rdma_create_ah: %ld", PTR_ERR(c->ah));
+	tl_create_ah(c, false);
 	sge = (struct ib_sge){ .addr = c->a.dma, .length = 256, .lkey = tl_stale_key(c, false) };
-	wr.wr.wr_id = 420;
-	wr.wr.opcode = IB_WR_SEND;
-	wr.wr.send_flags = IB_SEND_SIGNALED;
-	wr.wr.sg_list = &sge;
-	wr.wr.num_sge = 1;
-	wr.ah = c->ah;
-	wr.remote_qpn = c->qb.qp->qp_num;
-	wr.remote_qkey = TL_QKEY;
+	tl_ud_wr(c, &wr, &sge, 420, IB_WR_SEND, c->qb.qp->qp_num);
 	err = ib_post_send(c->qa.qp, &wr.wr, NULL);
 	KUNIT_ASSERT_EQ_MSG(test, err, 0, "ib_post_send(UD): %d", err);
 	tl_expect(c, &c->qa, &wc, 420, IB_WC_LOC_PROT_ERR, -1, "UD send with a bad lkey");
@@ -922,8 +927,7 @@ static void live_ipoib_lso(struct kunit *test)
 	struct iphdr *ip = (struct iphdr *)(hdr + 4);
 	struct tcphdr *th = (struct tcphdr *)(ip + 1);
 	u32 slot = TL_LSO_MSS + TL_LSO_HLEN + TL_UD_GRH;
-	struct rdma_ah_attr aa;
-	struct ib_ud_wr wr = {};
+	struct ib_ud_wr wr;
 	struct ib_sge sge;
 	struct ib_wc wc;
 	int err, k;
@@ -933,9 +937,7 @@ static void live_ipoib_lso(struct kunit *test)
 	    !(c->dev->attrs.kernel_cap_flags & IBK_UD_TSO))
 		kunit_skip(test, "the device has no IPoIB offloads");
 	tl_pair(c, &oip, &oip);
-	tl_ah_attr(c, &aa, false);
-	c->ah = rdma_create_ah(c->pd, &aa, RDMA_CREATE_AH_SLEEPABLE);
-	KUNIT_ASSERT_FALSE_MSG(test, IS_ERR(c->ah), "rdma_create_ah: %ld", PTR_ERR(c->ah));
+	tl_create_ah(c, false);
 
 	ip->version = 4;
 	ip->ihl = 5;
@@ -957,14 +959,8 @@ static void live_ipoib_lso(struct kunit *test)
 	tl_fill(c, &c->a, 0, TL_LSO_LEN, 43);
 	sge = (struct ib_sge){ .addr = c->a.dma, .length = TL_LSO_LEN,
 			       .lkey = c->pd->local_dma_lkey };
-	wr.wr.wr_id = 433;
-	wr.wr.opcode = IB_WR_LSO;
-	wr.wr.send_flags = IB_SEND_SIGNALED | IB_SEND_IP_CSUM;
-	wr.wr.sg_list = &sge;
-	wr.wr.num_sge = 1;
-	wr.ah = c->ah;
-	wr.remote_qpn = c->qb.qp->qp_num;
-	wr.remote_qkey = TL_QKEY;
+	tl_ud_wr(c, &wr, &sge, 433, IB_WR_LSO, c->qb.qp->qp_num);
+	wr.wr.send_flags |= IB_SEND_IP_CSUM;
 	wr.header = hdr;
 	wr.hlen = TL_LSO_HLEN;
 	wr.mss = TL_LSO_MSS;
