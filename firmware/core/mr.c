@@ -463,8 +463,9 @@ uint8_t cxfw_mkey_invalidate(struct cxfw_dev *dev, uint32_t key, uint32_t pd, bo
  * Apply a UMR WQE (fast registration, LOCAL_INV in its UMR form, enable/disable) to the key
  * @u->key names, for a QP of PD @pd (0: the privileged UMR QP, any PD; it may also move
  * the key to another PD).  The key must exist, be umr_en and in @pd; with
- * CXIB_UMR_CHECK_FREE it must be free.  Without CXIB_UMR_MKEY_MASK_KEY the variant must
- * match too.  Translation entries land at [xlt_offset, xlt_offset + nxlt) within the key's
+ * CXIB_UMR_CHECK_NOT_FREE it must be free, with CXIB_UMR_CHECK_FREE it must not.  Without
+ * CXIB_UMR_MKEY_MASK_KEY the variant must match too.  Translation entries (@u->xlt_offset
+ * counts entries) land at [xlt_offset, xlt_offset + nxlt) within the key's
  * translations_octword_size; a key left valid must be fully translated.  Returns 0 or the
  * CQE syndrome (LOCAL_PROT_ERR for key/PD/state, LOCAL_QP_OP_ERR for a malformed request).
  */
@@ -483,7 +484,8 @@ uint8_t cxfw_mkey_umr(struct cxfw_dev *dev, uint32_t pd, const struct cxfw_umr *
 									      NULL;
 	if (!mk || !mk->umr_en || (pd && mk->pd != pd) ||
 	    (!(m & CXIB_UMR_MKEY_MASK_KEY) && mk->variant != CXIB_MKEY_VARIANT(u->key)) ||
-	    ((u->flags & CXIB_UMR_CHECK_FREE) && !mk->free)) {
+	    ((u->flags & CXIB_UMR_CHECK_FREE) && mk->free) ||
+	    ((u->flags & CXIB_UMR_CHECK_NOT_FREE) && !mk->free)) {
 		st = CXIB_CQE_SYND_LOCAL_PROT_ERR;
 		goto out;
 	}

@@ -657,8 +657,10 @@ static uint8_t cxfw_req_umr(struct cxfw_dev *dev, struct cxfw_qp *qp, struct cxf
 	u.key = w->imm;
 	u.flags = (uint8_t)CXIB_GET(uc, CXIB_WQE_UMR_FLAGS);
 	u.mask = CXIB_GET64(uc, CXIB_WQE_UMR_MKEY_MASK);
-	u.xlt_offset = (uint64_t)CXIB_GET(uc, CXIB_WQE_UMR_XLT_OFFSET_47_16) << 16 |
-		       CXIB_GET(uc, CXIB_WQE_UMR_XLT_OFFSET);
+	/* the offset counts octowords of the table; entries are 8 bytes */
+	if (u.flags & CXIB_UMR_TRANSLATION_OFFSET_EN)
+		u.xlt_offset = ((uint64_t)CXIB_GET(uc, CXIB_WQE_UMR_XLT_OFFSET_47_16) << 16 |
+				CXIB_GET(uc, CXIB_WQE_UMR_XLT_OFFSET)) * CXIB_MTT_PER_OCTWORD;
 	n = CXIB_GET(uc, CXIB_WQE_UMR_XLT_OCTOWORDS) * CXIB_MTT_PER_OCTWORD;
 	u.free = CXIB_GET(mk, CXIB_WQE_MKEY_FREE);
 	u.access = cxfw_umr_access((uint8_t)CXIB_GET(mk, CXIB_WQE_MKEY_FLAGS));

@@ -537,12 +537,14 @@ static uint16_t sq_post_reg_mr(struct drv_node *n, struct drv_qp *qp, uint32_t k
 }
 
 /*
- * IB_WR_REG_MR as cxib posts it: the page list in memory behind a data segment (through
- * @list's key), CHECK_NOT_FREE set.  Returns the WQE index.
+ * A UMR whose translation entries are in memory behind a data segment (through @list's key,
+ * at @list_off): @npages entries loaded at octoword @octo_off of the table, with @flags and
+ * @mask; the mkey segment grants LR/LW/RR and names @va/@len.  Returns the WQE index.
  */
-static uint16_t sq_post_reg_mr_ptr(struct drv_node *n, struct drv_qp *qp, uint32_t key,
-				   uint64_t va, uint64_t len, const uint64_t *pages,
-				   unsigned int npages, const struct drv_mr *list)
+static uint16_t sq_post_umr_ptr(struct drv_node *n, struct drv_qp *qp, uint32_t key,
+				uint8_t flags, uint64_t octo_off, uint64_t mask, uint64_t va,
+				uint64_t len, const uint64_t *pages, unsigned int npages,
+				const struct drv_mr *list, uint64_t list_off)
 {
 	uint8_t w[3 * CXIB_SEND_WQE_BB];
 	uint8_t *uc = w + sizeof(struct cxib_wqe_ctrl_seg);
@@ -554,13 +556,15 @@ static uint16_t sq_post_reg_mr_ptr(struct drv_node *n, struct drv_qp *qp, uint32
 	memset(w, 0, sizeof(w));
 	for (i = 0; i < npages; i++) {
 		CXIB_SET64(be, 0, 63, 0, pages[i]);
-		drv_mem_write(n, drv_mr_pa_of(list, list->va) + 8 * i, be, 8);
+		drv_mem_write(n, drv_mr_pa_of(list, list->va + list_off) + 8 * i, be, 8);
 	}
 	sq_ctrl(w, qp, qp->sq_pi, CXIB_WQE_OPCODE_UMR, ds, true);
 	CXIB_SET(w, CXIB_WQE_CTRL_IMM, key);
-	CXIB_SET(uc, CXIB_WQE_UMR_FLAGS, CXIB_UMR_CHECK_NOT_FREE);
+	CXIB_SET(uc, CXIB_WQE_UMR_FLAGS, flags);
 	CXIB_SET(uc, CXIB_WQE_UMR_XLT_OCTOWORDS, octw);
-	CXIB_SET64(uc, CXIB_WQE_UMR_MKEY_MASK, SQ_FRWR_MASK);
+	CXIB_SET(uc, CXIB_WQE_UMR_XLT_OFFSET, octo_off & 0xffff);
+	CXIB_SET(uc, CXIB_WQE_UMR_XLT_OFFSET_47_16, octo_off >> 16);
+	CXIB_SET64(uc, CXIB_WQE_UMR_MKEY_MASK, mask);
 	CXIB_SET(mk, CXIB_WQE_MKEY_LR, 1);
 	CXIB_SET(mk, CXIB_WQE_MKEY_LW, 1);
 	CXIB_SET(mk, CXIB_WQE_MKEY_RR, 1);
@@ -572,9 +576,21 @@ static uint16_t sq_post_reg_mr_ptr(struct drv_node *n, struct drv_qp *qp, uint32
 	CXIB_SET(mk, CXIB_WQE_MKEY_LOG2_PAGE_SIZE, 12);
 	CXIB_SET(d, CXIB_WQE_DATA_BYTE_COUNT, octw * 16);
 	CXIB_SET(d, CXIB_WQE_DATA_LKEY, list->key);
-	CXIB_SET64(d, CXIB_WQE_DATA_ADDR, list->va);
+	CXIB_SET64(d, CXIB_WQE_DATA_ADDR, list->va + list_off);
 	return sq_post_raw(n, qp, w, (ds * CXIB_WQE_DS_SIZE + CXIB_SEND_WQE_BB - 1) /
 				     CXIB_SEND_WQE_BB, false);
+}
+
+/*
+ * IB_WR_REG_MR as cxib posts it: the page list in memory behind a data segment (through
+ * @list's key), CHECK_NOT_FREE set (the key must be free).  Returns the WQE index.
+ */
+static uint16_t sq_post_reg_mr_ptr(struct drv_node *n, struct drv_qp *qp, uint32_t key,
+				   uint64_t va, uint64_t len, const uint64_t *pages,
+				   unsigned int npages, const struct drv_mr *list)
+{
+	return sq_post_umr_ptr(n, qp, key, CXIB_UMR_CHECK_NOT_FREE, 0, SQ_FRWR_MASK, va, len,
+			       pages, npages, list, 0);
 }
 
 /* IB_WR_LOCAL_INV as mlx5_ib posts it: UMR with only the free bit, set. */
@@ -986,16 +1002,102 @@ TEST(sq_fast_register_through_a_page_list_in_memory_then_read)
 	CHECK_EQ(CXIB_GET(&cqe, CXIB_CQE_BYTE_CNT), 6000);
 	drv_mem_read(e.n, dst.pa, got, sizeof(got));
 	CHECK(!memcmp(got, want, sizeof(got)));
-	/* registering again while valid is allowed (CHECK_NOT_FREE), the key moves on */
+	/* registering again while valid is refused (CHECK_NOT_FREE): the QP errs, the READ flushes */
 	ri = sq_post_reg_mr_ptr(e.n, &e.a, key + 1, va, 100, pages, 1, &list);
-	wr.rkey = key;
 	si = drv_post_send(e.n, &e.a, &wr);
 	drv_pump(&e.w);
 	CHECK_EQ(drv_poll(e.n, e.cq, &cqe), 1);
-	sq_check_req(t, &cqe, e.a.qpn, ri, CXIB_WQE_OPCODE_UMR);
+	sq_check_err(t, &cqe, e.a.qpn, CXIB_CQE_SYND_LOCAL_PROT_ERR, ri, CXIB_WQE_OPCODE_UMR);
 	CHECK_EQ(drv_poll(e.n, e.cq, &cqe), 1);
-	sq_check_err(t, &cqe, e.a.qpn, CXIB_CQE_SYND_REMOTE_ACCESS_ERR, (uint16_t)si,
+	sq_check_err(t, &cqe, e.a.qpn, CXIB_CQE_SYND_WR_FLUSH_ERR, (uint16_t)si,
 		     CXIB_WQE_OPCODE_RDMA_READ);
+	CHECK(!e.n->t->dev->mkeys[CXIB_MKEY_INDEX(key)]->free);	/* the key is as it was */
+}
+
+#define SQ_TBL_PAGES	16
+
+/*
+ * The UMR QP (service type REG_UMR, any PD) loads a free key's table in two pieces, the
+ * second at an octoword offset (TRANSLATION_OFFSET_EN), and the last piece enables the key;
+ * a READ through it finds every page where the table says.  A load into the valid key with
+ * CHECK_NOT_FREE, and a CHECK_FREE load into a free key, are refused.
+ */
+TEST(sq_umr_qp_loads_a_table_in_pieces_then_enables_the_key)
+{
+	const uint64_t enable = CXIB_UMR_MKEY_MASK_LEN | CXIB_UMR_MKEY_MASK_PAGE_SIZE |
+				CXIB_UMR_MKEY_MASK_START_ADDR | CXIB_UMR_MKEY_MASK_LR |
+				CXIB_UMR_MKEY_MASK_LW | CXIB_UMR_MKEY_MASK_RR |
+				CXIB_UMR_MKEY_MASK_FREE;
+	uint8_t want[SQ_TBL_PAGES * DRV_PAGE], got[SQ_TBL_PAGES * DRV_PAGE];
+	uint64_t pages[SQ_TBL_PAGES], base, va = 0x6660000000ull;
+	struct drv_qp_init ia;
+	struct drv_qp_conn c;
+	struct cxib_cqe64 cqe;
+	struct drv_mr list, dst;
+	struct drv_qp umr;
+	struct drv_wr wr;
+	struct sq_env e;
+	uint32_t key, key2;
+	uint16_t u1, u2;
+	unsigned int i;
+	int si;
+
+	CHECK_EQ(sq_env_init(t, &e, NULL), 0);
+	drv_qp_init_defaults(&ia, CXIB_QPC_ST_REG_UMR, e.cq);
+	ia.log_rq = 0;
+	CHECK_EQ(drv_qp_create(e.n, &ia, &umr), 0);
+	drv_qp_conn_defaults(&c);
+	c.dqpn = umr.qpn;
+	CHECK_EQ(drv_qp_connect(e.n, &umr, &ia, &c), 0);
+	CHECK_EQ(drv_mr_alloc(e.n, 4096, DRV_LR, &list), 0);
+	CHECK_EQ(drv_mr_alloc(e.n, sizeof(got), DRV_LR | DRV_LW, &dst), 0);
+	base = drv_alloc_data(e.n, SQ_TBL_PAGES * DRV_PAGE);
+	for (i = 0; i < SQ_TBL_PAGES; i++)	/* the table names the pages backwards */
+		pages[i] = base + (uint64_t)(SQ_TBL_PAGES - 1 - i) * DRV_PAGE;
+	drv_pattern(want, sizeof(want), 55);
+	for (i = 0; i < SQ_TBL_PAGES; i++)
+		drv_mem_write(e.n, pages[i], want + i * DRV_PAGE, DRV_PAGE);
+	CHECK_EQ(sq_free_mkey(e.n, SQ_TBL_PAGES / 2, 0x60, &key), 0);
+	CHECK_EQ(sq_free_mkey(e.n, 2, 0x70, &key2), 0);
+
+	u1 = sq_post_umr_ptr(e.n, &umr, key, CXIB_UMR_CHECK_NOT_FREE, 0, 0, 0, 0, pages,
+			     SQ_TBL_PAGES / 2, &list, 0);
+	u2 = sq_post_umr_ptr(e.n, &umr, key,
+			     CXIB_UMR_CHECK_NOT_FREE | CXIB_UMR_TRANSLATION_OFFSET_EN,
+			     SQ_TBL_PAGES / 4, enable, va, sizeof(want), pages + SQ_TBL_PAGES / 2,
+			     SQ_TBL_PAGES / 2, &list, 2048);
+	drv_pump(&e.w);
+	CHECK_EQ(drv_poll(e.n, e.cq, &cqe), 1);
+	sq_check_req(t, &cqe, umr.qpn, u1, CXIB_WQE_OPCODE_UMR);
+	CHECK_EQ(drv_poll(e.n, e.cq, &cqe), 1);
+	sq_check_req(t, &cqe, umr.qpn, u2, CXIB_WQE_OPCODE_UMR);
+	CHECK(!e.n->t->dev->mkeys[CXIB_MKEY_INDEX(key)]->free);
+
+	wr = sq_wr(CXIB_WQE_OPCODE_RDMA_READ, true);
+	wr.raddr = va;
+	wr.rkey = key;
+	wr.sg[wr.nsg++] = sq_sge(&dst, 0, sizeof(got));
+	si = drv_post_send(e.n, &e.a, &wr);
+	drv_pump(&e.w);
+	CHECK_EQ(drv_poll(e.n, e.cq, &cqe), 1);
+	sq_check_req(t, &cqe, e.a.qpn, (uint16_t)si, CXIB_WQE_OPCODE_RDMA_READ);
+	drv_mem_read(e.n, dst.pa, got, sizeof(got));
+	CHECK(!memcmp(got, want, sizeof(got)));
+
+	/* the key is valid now: another first load (CHECK_NOT_FREE) is refused */
+	u1 = sq_post_umr_ptr(e.n, &umr, key, CXIB_UMR_CHECK_NOT_FREE, 0, 0, 0, 0, pages, 2,
+			     &list, 0);
+	drv_pump(&e.w);
+	CHECK_EQ(drv_poll(e.n, e.cq, &cqe), 1);
+	sq_check_err(t, &cqe, umr.qpn, CXIB_CQE_SYND_LOCAL_PROT_ERR, u1, CXIB_WQE_OPCODE_UMR);
+
+	/* an update (CHECK_FREE) of a key that is free is refused too (here on b, same PD) */
+	u1 = sq_post_umr_ptr(e.n, &e.b, key2, CXIB_UMR_CHECK_FREE, 0, 0, 0, 0, pages, 2,
+			     &list, 0);
+	drv_pump(&e.w);
+	CHECK_EQ(drv_poll(e.n, e.cq, &cqe), 1);
+	sq_check_err(t, &cqe, e.b.qpn, CXIB_CQE_SYND_LOCAL_PROT_ERR, u1, CXIB_WQE_OPCODE_UMR);
+	CHECK_EQ(e.n->t->dev->mkeys[CXIB_MKEY_INDEX(key2)]->nmtt, 0);
 }
 
 /* An engine's fatal QP error: ERR, the async event it names (QPN in it), both queues flushed. */

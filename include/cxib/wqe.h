@@ -264,8 +264,15 @@ CXIB_STATIC_ASSERT(sizeof(struct cxib_wqe_umr_ctrl_seg) == 48);
 #define CXIB_WQE_UMR_MKEY_MASK			2, 63, 0
 #define CXIB_WQE_UMR_XLT_OFFSET_47_16		4, 31, 0
 
-/* UMR flags */
+/*
+ * UMR flags.  TRANSLATION_OFFSET_EN: xlt_offset (in octowords of the translation table, two
+ * MTT entries each) applies, else the entries load from the start.  CHECK_NOT_FREE: fail
+ * unless the key is free (a first registration, fast or through the UMR QP);
+ * CHECK_FREE: fail if the key is free (an update of a key in use).  INLINE: the entries
+ * follow the mkey segment, else a data segment points at them.
+ */
 enum {
+	CXIB_UMR_TRANSLATION_OFFSET_EN		= 1 << 4,
 	CXIB_UMR_CHECK_NOT_FREE			= 1 << 5,
 	CXIB_UMR_CHECK_FREE			= 1 << 6,
 	CXIB_UMR_INLINE				= 1 << 7,
