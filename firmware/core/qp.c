@@ -478,8 +478,12 @@ static int cxfw_qp_next_state(uint16_t op, uint8_t cur)
 	}
 }
 
-/* Check a would-be image; 0 or the failing value + 1 (as a syndrome detail). */
-static uint32_t cxfw_qp_check(const struct cxfw_dev *dev, const __be32 *img, int state)
+/*
+ * Check a would-be image of a QP of service type @st; 0 or the failing value + 1 (as a
+ * syndrome detail).  The UMR QP sends no packets: it has no MTU to check.
+ */
+static uint32_t cxfw_qp_check(const struct cxfw_dev *dev, const __be32 *img, uint32_t st,
+			      int state)
 {
 	const __be32 *pp = img + CXFW_ADS_DW(CXIB_QPC_PRIMARY_ADDRESS_PATH_OFFSET);
 	uint32_t port = CXIB_GET(pp, CXIB_ADS_VHCA_PORT_NUM);
@@ -493,7 +497,7 @@ static uint32_t cxfw_qp_check(const struct cxfw_dev *dev, const __be32 *img, int
 			return CXIB_GET(pp, CXIB_ADS_PKEY_INDEX) + 1;
 	}
 	if ((state == CXIB_QPC_STATE_RTR || state == CXIB_QPC_STATE_RTS) &&
-	    (mtu < CXIB_QPC_MTU_256 || mtu > CXIB_QPC_MTU_4096))
+	    st != CXIB_QPC_ST_REG_UMR && (mtu < CXIB_QPC_MTU_256 || mtu > CXIB_QPC_MTU_4096))
 		return mtu + 1;
 	if (CXIB_GET(img, CXIB_QPC_LOG_RRA_MAX) >
 	    CXIB_GET(dev->cap_cur.dw, CXIB_HCA_CAP_LOG_MAX_RA_RES_QP))
@@ -534,7 +538,7 @@ uint8_t cxfw_cmd_modify_qp(struct cxfw_dev *dev, struct cxfw_cmd *cmd)
 		cxfw_qp_required(img, in, cmd->opcode, qp->st);
 		cxfw_qp_optional(img, in, mask);
 	}
-	bad = cxfw_qp_check(dev, img, next);
+	bad = cxfw_qp_check(dev, img, qp->st, next);
 	if (bad) {
 		pthread_mutex_unlock(&dev->lock);
 		return cxfw_fail(cmd, CXIB_CMD_STAT_BAD_PARAM, CXFW_SYND(CXFW_SYND_BAD_PARAM,

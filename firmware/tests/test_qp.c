@@ -387,8 +387,14 @@ TEST(special_qps_and_umr_qp_are_created)
 	CHECK_EQ(create_qp(t, &a, &umr), 0);
 	CHECK(qp0 != qp1 && qp1 != umr);
 	m.port = 1;
+	/* the UMR QP sends no packets: it reaches RTS with a port and nothing else */
+	CHECK_EQ(modify_qp(t, CXIB_CMD_OP_RST2INIT_QP, umr, &m), 0);
+	CHECK_EQ(modify_qp(t, CXIB_CMD_OP_INIT2RTR_QP, umr, &m), 0);
+	CHECK_EQ(modify_qp(t, CXIB_CMD_OP_RTR2RTS_QP, umr, &m), 0);
+	/* QP1 needs an MTU for RTR */
 	m.qkey = 0x80010000;
 	CHECK_EQ(modify_qp(t, CXIB_CMD_OP_RST2INIT_QP, qp1, &m), 0);
+	CHECK_EQ(modify_qp(t, CXIB_CMD_OP_INIT2RTR_QP, qp1, &m), CXIB_CMD_STAT_BAD_PARAM);
 	m.mtu = CXIB_QPC_MTU_256;
 	CHECK_EQ(modify_qp(t, CXIB_CMD_OP_INIT2RTR_QP, qp1, &m), 0);
 	CHECK_EQ(modify_qp(t, CXIB_CMD_OP_RTR2RTS_QP, qp1, &m), 0);
