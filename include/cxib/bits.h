@@ -91,6 +91,8 @@ static inline __be64 cxib_host_to_be64(__u64 v)
  */
 #define CXIB_FIELD_GET(...)	__CXIB_FIELD_GET(__VA_ARGS__)
 #define CXIB_FIELD_PREP(...)	__CXIB_FIELD_PREP(__VA_ARGS__)
+/* The largest value a field holds: CXIB_FIELD_MAX(CXIB_WQE_UMR_XLT_OCTOWORDS) is 0xffff. */
+#define CXIB_FIELD_MAX(...)	__CXIB_FIELD_GET(__VA_ARGS__, 0xffffffffU)
 
 /*
  * Read / write a field of a big-endian structure viewed as an array of __be32:

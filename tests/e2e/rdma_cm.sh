@@ -88,9 +88,9 @@ if [ "$CXLAB_NODE" != "$srv" ]; then
 fi
 
 meet end
-left() { # no QP but ib_ipoib's and the MAD layer's once the tools are gone
+left() { # no QP but ib_ipoib's, the MAD layer's and cxib's UMR QP once the tools are gone
 	for _ in $(seq 100); do
-		[ "$(rdma res show qp | grep -vcE 'comm \[(ib_ipoib|ib_core)\]')" = 0 ] && return 0
+		[ "$(rdma res show qp | grep -vcE 'comm \[(ib_ipoib|ib_core|cxib)\]')" = 0 ] && return 0
 		sleep 0.1
 	done
 	rdma res show qp

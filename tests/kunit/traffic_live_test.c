@@ -81,6 +81,13 @@ struct tl_ctx {
 	struct ib_mr *mr;	/* remote read/write/atomic over b */
 	struct ib_mr *mr_ro;	/* remote read over b's last page */
 	struct ib_mr *mr_fr;	/* the fast registration case's */
+	/* the large list and large table cases */
+	struct page **big_pg;
+	u64 *big_dma;
+	unsigned int big_n;
+	u64 *mtt;
+	u32 umr_mkey_index;
+	bool umr_mkey;
 	u32 reg_len;		/* bytes of b that mr covers */
 	struct ib_ah *ah;
 	bool mc_attached;
@@ -210,6 +217,13 @@ static void tl_exit(struct kunit *test)
 		ib_dereg_mr(c->mr_ro);
 	if (!IS_ERR_OR_NULL(c->mr_fr))
 		ib_dereg_mr(c->mr_fr);
+	if (c->umr_mkey)
+		cxib_cmd_destroy_mkey(tl_dev, c->umr_mkey_index);
+	kvfree(c->mtt);
+	while (c->big_n--) {
+		ib_dma_unmap_page(c->dev, c->big_dma[c->big_n], PAGE_SIZE, DMA_BIDIRECTIONAL);
+		__free_page(c->big_pg[c->big_n]);
+	}
 	tl_buf_free(c, &c->a);
 	tl_buf_free(c, &c->b);
 	if (!IS_ERR_OR_NULL(c->pd))
@@ -532,24 +546,17 @@ static void tl_need_fastreg(struct tl_ctx *c)
 		kunit_skip(c->test, "no IB_DEVICE_MEM_MGT_EXTENSIONS (fast registration)");
 }
 
-/* Register @len bytes of @b at @off through @mr with REG_MR posted on @q. */
-static void tl_reg_mr(struct tl_ctx *c, struct tl_q *q, struct ib_mr *mr, struct tl_buf *b,
-		      size_t off, size_t len, int access)
+/* Map @nents DMA-mapped entries of @sg into @mr and register them with REG_MR posted on @q. */
+static void tl_reg_mr_sg(struct tl_ctx *c, struct tl_q *q, struct ib_mr *mr,
+			 struct scatterlist *sg, int nents, int access)
 {
 	struct kunit *test = c->test;
 	struct ib_reg_wr wr = {};
-	struct scatterlist sg;
 	struct ib_wc wc;
 	int n, err;
 
-	sg_init_table(&sg, 1);
-	sg_set_buf(&sg, b->va + off, len);
-	sg_dma_address(&sg) = b->dma + off;
-	sg_dma_len(&sg) = len;
-	n = ib_map_mr_sg(mr, &sg, 1, NULL, PAGE_SIZE);
-	KUNIT_ASSERT_EQ_MSG(test, n, 1, "ib_map_mr_sg of %zu bytes: %d", len, n);
-	KUNIT_ASSERT_EQ(test, mr->iova, b->dma + off);
-	KUNIT_ASSERT_EQ(test, mr->length, len);
+	n = ib_map_mr_sg(mr, sg, nents, NULL, PAGE_SIZE);
+	KUNIT_ASSERT_EQ_MSG(test, n, nents, "ib_map_mr_sg of %d entries: %d", nents, n);
 	wr.wr.opcode = IB_WR_REG_MR;
 	wr.wr.wr_id = 0xfe;
 	wr.wr.send_flags = IB_SEND_SIGNALED;
@@ -559,6 +566,21 @@ static void tl_reg_mr(struct tl_ctx *c, struct tl_q *q, struct ib_mr *mr, struct
 	err = ib_post_send(q->qp, &wr.wr, NULL);
 	KUNIT_ASSERT_EQ_MSG(test, err, 0, "ib_post_send(REG_MR): %d", err);
 	tl_expect(c, q, &wc, 0xfe, IB_WC_SUCCESS, IB_WC_REG_MR, "REG_MR");
+}
+
+/* Register @len bytes of @b at @off through @mr with REG_MR posted on @q. */
+static void tl_reg_mr(struct tl_ctx *c, struct tl_q *q, struct ib_mr *mr, struct tl_buf *b,
+		      size_t off, size_t len, int access)
+{
+	struct scatterlist sg;
+
+	sg_init_table(&sg, 1);
+	sg_set_buf(&sg, b->va + off, len);
+	sg_dma_address(&sg) = b->dma + off;
+	sg_dma_len(&sg) = len;
+	tl_reg_mr_sg(c, q, mr, &sg, 1, access);
+	KUNIT_ASSERT_EQ(c->test, mr->iova, b->dma + off);
+	KUNIT_ASSERT_EQ(c->test, mr->length, len);
 }
 
 static struct ib_mr *tl_alloc_mr(struct tl_ctx *c, size_t len)
@@ -1063,6 +1085,130 @@ static void live_fastreg_inv(struct kunit *test)
 			"WRITE after SEND_WITH_INV");
 }
 
+#define TL_BIG_PAGES		512
+#define TL_UMR_ENTRIES		70000	/* past one CREATE_MKEY (32768): three UMR pieces */
+#define TL_UMR_IOVA		0x5000000000ull
+
+/*
+ * A fast registration of 512 pages (NVMe-oF asks for 256 and more) allocated one by one and
+ * listed in reverse order: A writes 2 MiB through the rkey, in two 1 MiB halves, and each
+ * page holds the slice its place in the list says.
+ */
+static void live_fastreg_large_list(struct kunit *test)
+{
+	struct tl_ctx *c = test->priv;
+	struct scatterlist *sg;
+	struct ib_mr *mr;
+	unsigned int i, k;
+	bool same;
+	int half;
+
+	tl_need_fastreg(c);
+	KUNIT_ASSERT_GE(test, c->dev->attrs.max_fast_reg_page_list_len, TL_BIG_PAGES);
+	tl_pair(c, &tl_rc, &tl_rc);
+	c->big_pg = kunit_kcalloc(test, TL_BIG_PAGES, sizeof(*c->big_pg), GFP_KERNEL);
+	c->big_dma = kunit_kcalloc(test, TL_BIG_PAGES, sizeof(*c->big_dma), GFP_KERNEL);
+	sg = kunit_kcalloc(test, TL_BIG_PAGES, sizeof(*sg), GFP_KERNEL);
+	KUNIT_ASSERT_TRUE(test, c->big_pg && c->big_dma && sg);
+	for (; c->big_n < TL_BIG_PAGES; c->big_n++) {
+		struct page *pg = alloc_page(GFP_KERNEL | __GFP_ZERO);
+
+		KUNIT_ASSERT_NOT_NULL(test, pg);
+		c->big_dma[c->big_n] = ib_dma_map_page(c->dev, pg, 0, PAGE_SIZE,
+						       DMA_BIDIRECTIONAL);
+		if (ib_dma_mapping_error(c->dev, c->big_dma[c->big_n])) {
+			__free_page(pg);
+			KUNIT_FAIL_AND_ABORT(test, "cannot map page %u", c->big_n);
+		}
+		c->big_pg[c->big_n] = pg;
+	}
+	sg_init_table(sg, TL_BIG_PAGES);
+	for (k = 0; k < TL_BIG_PAGES; k++) {
+		i = TL_BIG_PAGES - 1 - k;
+		sg_set_page(&sg[k], c->big_pg[i], PAGE_SIZE, 0);
+		sg_dma_address(&sg[k]) = c->big_dma[i];
+		sg_dma_len(&sg[k]) = PAGE_SIZE;
+	}
+	mr = tl_alloc_mr(c, TL_BIG_PAGES * PAGE_SIZE);
+	c->mr_fr = mr;
+	tl_reg_mr_sg(c, &c->qb, mr, sg, TL_BIG_PAGES,
+		     IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_WRITE);
+	KUNIT_ASSERT_EQ(test, mr->length, TL_BIG_PAGES * PAGE_SIZE);
+
+	for (half = 0; half < 2; half++) {
+		u64 off = (u64)half * TL_BUF_SIZE;
+
+		tl_fill(c, &c->a, 0, TL_BUF_SIZE, 60 + half);
+		tl_write_expect(c, mr->rkey, mr->iova + off, TL_BUF_SIZE, IB_WC_SUCCESS,
+				"WRITE of 1 MiB through the 512-page registration");
+		for (k = off / PAGE_SIZE; k < (off + TL_BUF_SIZE) / PAGE_SIZE; k++) {
+			i = TL_BIG_PAGES - 1 - k;
+			ib_dma_sync_single_for_cpu(c->dev, c->big_dma[i], PAGE_SIZE,
+						   DMA_BIDIRECTIONAL);
+			same = !memcmp(page_address(c->big_pg[i]), c->a.va + k * PAGE_SIZE - off,
+				       PAGE_SIZE);
+			KUNIT_EXPECT_TRUE_MSG(test, same, "list entry %u (page %u): not its slice",
+					      k, i);
+		}
+	}
+}
+
+/*
+ * A key whose table (70000 entries) does not fit one CREATE_MKEY: created free and loaded
+ * by the UMR QP in pieces (cxib_mkey_create_mtt(), as a large user MR is).  Every entry
+ * names one of the first three pages of B's buffer, entry i page i % 3 (a piece of 2^15
+ * entries loaded at the wrong place shows); writes through the key at entries on both
+ * sides of each piece's edge land in the page and at the offset the table says.  A write
+ * past the key's end is refused.
+ */
+static void live_umr_large_table(struct kunit *test)
+{
+	static const u32 ent[] = { 0, 1, 32767, 32768, 32769, 65535, 65536, 69999 };
+	struct tl_ctx *c = test->priv;
+	struct cxib_mkc mkc = {};
+	u8 variant;
+	u32 key, i;
+	int err;
+
+	tl_pair(c, &tl_rc, &tl_rc);
+	KUNIT_ASSERT_EQ(test, c->b.dma & (PAGE_SIZE - 1), 0);
+	c->mtt = kvcalloc(ALIGN(TL_UMR_ENTRIES, CXIB_MTT_PER_OCTWORD), sizeof(*c->mtt),
+			  GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, c->mtt);
+	for (i = 0; i < TL_UMR_ENTRIES; i++)
+		c->mtt[i] = c->b.dma + (i % 3) * PAGE_SIZE;
+
+	variant = (u8)atomic_inc_return(&tl_dev->mkey_variant);
+	CXIB_SET(&mkc, CXIB_MKC_ACCESS_MODE_1_0, CXIB_MKC_ACCESS_MODE_MTT & 3);
+	CXIB_SET(&mkc, CXIB_MKC_ACCESS_MODE_4_2, CXIB_MKC_ACCESS_MODE_MTT >> 2);
+	CXIB_SET(&mkc, CXIB_MKC_LR, 1);
+	CXIB_SET(&mkc, CXIB_MKC_LW, 1);
+	CXIB_SET(&mkc, CXIB_MKC_RW, 1);
+	CXIB_SET(&mkc, CXIB_MKC_QPN, CXIB_MKC_QPN_NONE);
+	CXIB_SET(&mkc, CXIB_MKC_MKEY_7_0, variant);
+	CXIB_SET(&mkc, CXIB_MKC_PD, to_cxib_pd(c->pd)->pdn);
+	CXIB_SET64(&mkc, CXIB_MKC_START_ADDR, TL_UMR_IOVA);
+	CXIB_SET64(&mkc, CXIB_MKC_LEN, (u64)TL_UMR_ENTRIES * PAGE_SIZE);
+	CXIB_SET(&mkc, CXIB_MKC_LOG_PAGE_SIZE, PAGE_SHIFT);
+	err = cxib_mkey_create_mtt(tl_dev, &mkc, c->mtt, TL_UMR_ENTRIES, &c->umr_mkey_index);
+	KUNIT_ASSERT_EQ_MSG(test, err, 0, "key of %u entries: %d", TL_UMR_ENTRIES, err);
+	c->umr_mkey = true;
+	key = CXIB_MKEY(c->umr_mkey_index, variant);
+	KUNIT_EXPECT_EQ(test, CXIB_GET(&mkc, CXIB_MKC_FREE), 1);	/* it went by UMR */
+
+	tl_zero(c, &c->b, 0, 3 * PAGE_SIZE);
+	for (i = 0; i < ARRAY_SIZE(ent); i++) {
+		tl_fill(c, &c->a, 0, 64, 70 + i);
+		tl_write_expect(c, key, TL_UMR_IOVA + (u64)ent[i] * PAGE_SIZE + i * 64, 64,
+				IB_WC_SUCCESS, "WRITE through the UMR-loaded key");
+	}
+	for (i = 0; i < ARRAY_SIZE(ent); i++)
+		tl_check(c, &c->b, (ent[i] % 3) * PAGE_SIZE + i * 64, 64, 70 + i,
+			 "data written at a table entry");
+	tl_write_expect(c, key, TL_UMR_IOVA + (u64)TL_UMR_ENTRIES * PAGE_SIZE, 64,
+			IB_WC_REM_ACCESS_ERR, "WRITE past the key's end");
+}
+
 /* A send with an lkey no MR has fails locally; the responder sees nothing. */
 static void live_err_bad_lkey(struct kunit *test)
 {
@@ -1337,6 +1483,8 @@ static struct kunit_case cxib_traffic_live_cases[] = {
 	KUNIT_CASE(live_ud_sqe_recovery),
 	KUNIT_CASE(live_ipoib_lso),
 	KUNIT_CASE(live_fastreg_inv),
+	KUNIT_CASE(live_fastreg_large_list),
+	KUNIT_CASE(live_umr_large_table),
 	KUNIT_CASE(live_err_bad_lkey),
 	KUNIT_CASE(live_err_bad_rkey),
 	KUNIT_CASE(live_err_ro_write),

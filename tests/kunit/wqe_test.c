@@ -518,6 +518,100 @@ static void register_mr_umr(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, cxib_wqe_build_send(&p, &rw.wr, 0, w, &info), -EINVAL);
 }
 
+/* A page list of 512 entries (past the 256 NVMe-oF asks for) goes as 256 octowords. */
+static void register_mr_large_list(struct kunit *test)
+{
+	struct cxib_sq_params p = rc_params();
+	struct cxib_mr mr = { .pl_dma = 0x123440000ull, .max_pages = 512, .npages = 512,
+			      .page_shift = 12, .pd = 3 };
+	struct ib_reg_wr rw = { .wr = { .opcode = IB_WR_REG_MR }, .mr = &mr.ibmr,
+				.key = 0x00777701, .access = IB_ACCESS_LOCAL_WRITE };
+	struct cxib_sq_ent info;
+	u8 *w = wqe_alloc(test), *umr = w + 16, *mkey = w + 64, *data = w + 128;
+
+	mr.pl = kunit_kcalloc(test, 512, sizeof(*mr.pl), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, mr.pl);
+	mr.ibmr.iova = 0x200000;
+	mr.ibmr.length = 512 * 4096;
+	KUNIT_ASSERT_EQ(test, cxib_wqe_build_send(&p, &rw.wr, 0, w, &info), 9);
+	KUNIT_EXPECT_EQ(test, CXIB_GET(umr, CXIB_WQE_UMR_XLT_OCTOWORDS), 256);
+	KUNIT_EXPECT_EQ(test, CXIB_GET(mkey, CXIB_WQE_MKEY_XLT_OCT_SIZE), 256);
+	KUNIT_EXPECT_EQ(test, CXIB_GET64(mkey, CXIB_WQE_MKEY_LEN), 512 * 4096);
+	expect_data(test, data, 4096, 0x77, 0x123440000ull);
+	/* 513 entries round up to the next 64-byte block: 260 octowords */
+	KUNIT_EXPECT_EQ(test, cxib_umr_xlt_octowords(513), 260);
+}
+
+static struct cxib_sq_params umr_params(void)
+{
+	return (struct cxib_sq_params){
+		.qpn = QPN, .type = CXIB_QPT_REG_UMR, .max_gs = 1, .local_dma_lkey = 0x99,
+	};
+}
+
+/*
+ * The UMR QP's table load (umr.c): 40 entries at entry 0x12340 of the key's table, read
+ * through the UMR PD's key; the offset counts octowords (two entries) and needs bits
+ * 47:16; only the last piece clears the free bit.  Nothing else goes on that QP, and the
+ * load goes on no other.
+ */
+static void umr_qp_table_load(struct kunit *test)
+{
+	struct cxib_sq_params p = umr_params();
+	struct cxib_umr_wr uw = {
+		.wr = { .opcode = CXIB_WR_UMR_XLT, .send_flags = IB_SEND_SIGNALED, .wr_id = 9 },
+		.mkey = 0x00abcd42, .xlt_dma = 0x7700000, .xlt_lkey = 0x99, .offset = 0x12340,
+		.nentries = 40,
+	};
+	struct ib_send_wr send = { .opcode = IB_WR_SEND };
+	struct cxib_sq_ent info;
+	u8 *w = wqe_alloc(test), *umr = w + 16, *mkey = w + 64, *data = w + 128;
+
+	KUNIT_ASSERT_EQ(test, cxib_wqe_build_send(&p, &uw.wr, 5, w, &info), 9);
+	expect_ctrl(test, w, 5, CXIB_WQE_OPCODE_UMR, 9, CXIB_WQE_CTRL_CE_CQE_ALWAYS);
+	KUNIT_EXPECT_EQ(test, CXIB_GET(w, CXIB_WQE_CTRL_IMM), 0x00abcd42);
+	KUNIT_EXPECT_EQ(test, CXIB_GET(umr, CXIB_WQE_UMR_FLAGS),
+			CXIB_UMR_CHECK_NOT_FREE | CXIB_UMR_TRANSLATION_OFFSET_EN);
+	KUNIT_EXPECT_EQ(test, umr[0], 0x30);
+	KUNIT_EXPECT_EQ(test, CXIB_GET(umr, CXIB_WQE_UMR_XLT_OCTOWORDS), 20);
+	/* entry 0x12340 is octoword 0x91a0: 0x91a0 below, 0 in bits 47:16 */
+	KUNIT_EXPECT_EQ(test, CXIB_GET(umr, CXIB_WQE_UMR_XLT_OFFSET), 0x91a0);
+	KUNIT_EXPECT_EQ(test, CXIB_GET(umr, CXIB_WQE_UMR_XLT_OFFSET_47_16), 0);
+	KUNIT_EXPECT_EQ(test, CXIB_GET64(umr, CXIB_WQE_UMR_MKEY_MASK), 0);
+	KUNIT_EXPECT_EQ(test, CXIB_GET(mkey, CXIB_WQE_MKEY_MKEY_7_0), 0x42);
+	KUNIT_EXPECT_EQ(test, CXIB_GET(mkey, CXIB_WQE_MKEY_FREE), 0);
+	expect_data(test, data, 20 * 16, 0x99, 0x7700000);
+	KUNIT_EXPECT_EQ(test, info.nbb, 3);
+	KUNIT_EXPECT_EQ(test, info.wc_opcode, IB_WC_REG_MR);
+	KUNIT_EXPECT_EQ(test, info.wr_id, 9);
+
+	/* the last piece, far into a large table: offset 0x2_0000_0010 entries */
+	uw.offset = 0x200000010ull;
+	uw.nentries = 3;
+	uw.enable = true;
+	KUNIT_ASSERT_EQ(test, cxib_wqe_build_send(&p, &uw.wr, 6, w, &info), 9);
+	KUNIT_EXPECT_EQ(test, CXIB_GET(umr, CXIB_WQE_UMR_XLT_OCTOWORDS), 4);
+	KUNIT_EXPECT_EQ(test, CXIB_GET(umr, CXIB_WQE_UMR_XLT_OFFSET), 0x0008);
+	KUNIT_EXPECT_EQ(test, CXIB_GET(umr, CXIB_WQE_UMR_XLT_OFFSET_47_16), 0x10000);
+	KUNIT_EXPECT_EQ(test, CXIB_GET64(umr, CXIB_WQE_UMR_MKEY_MASK), CXIB_UMR_MKEY_MASK_FREE);
+	KUNIT_EXPECT_EQ(test, CXIB_GET(mkey, CXIB_WQE_MKEY_FREE), 0);
+	expect_data(test, data, 64, 0x99, 0x7700000);
+
+	/* pieces the segment cannot describe */
+	uw.offset = 4;				/* not on a 64-byte block */
+	KUNIT_EXPECT_EQ(test, cxib_wqe_build_send(&p, &uw.wr, 0, w, &info), -EINVAL);
+	uw.offset = 0;
+	uw.nentries = 0;
+	KUNIT_EXPECT_EQ(test, cxib_wqe_build_send(&p, &uw.wr, 0, w, &info), -EINVAL);
+	uw.nentries = 131072;			/* 65536 octowords: one more than 16 bits */
+	KUNIT_EXPECT_EQ(test, cxib_wqe_build_send(&p, &uw.wr, 0, w, &info), -EINVAL);
+	uw.nentries = 8;
+	/* the UMR QP sends nothing else, and no other QP loads tables */
+	KUNIT_EXPECT_EQ(test, cxib_wqe_build_send(&p, &send, 0, w, &info), -EINVAL);
+	p = rc_params();
+	KUNIT_EXPECT_EQ(test, cxib_wqe_build_send(&p, &uw.wr, 0, w, &info), -EINVAL);
+}
+
 static void recv_wqe_terminator(struct kunit *test)
 {
 	struct ib_sge sg[5];
@@ -827,6 +921,8 @@ static struct kunit_case cxib_wqe_cases[] = {
 	KUNIT_CASE(fences),
 	KUNIT_CASE(local_invalidate_umr),
 	KUNIT_CASE(register_mr_umr),
+	KUNIT_CASE(register_mr_large_list),
+	KUNIT_CASE(umr_qp_table_load),
 	KUNIT_CASE(recv_wqe_terminator),
 	KUNIT_CASE(ring_copy_wraps),
 	KUNIT_CASE(doorbell_and_blueflame),

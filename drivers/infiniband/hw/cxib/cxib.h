@@ -198,6 +198,8 @@ enum {
  * @max_wqe_sz_rq: largest receive WQE in bytes
  * @max_qp_mcg: QPs per multicast group
  * @ipoib_offloads: UD QPs may carry IPoIB with checksum offload and LSO
+ * @umr_ext_xlt_offset: a UMR's translation offset has bits 47:16 (xlt_offset_47_16), not
+ *	just 16 bits of octowords
  *	(ipoib_basic_offloads)
  */
 struct cxib_caps {
@@ -213,6 +215,7 @@ struct cxib_caps {
 	bool bf;
 	bool cq_moderation;
 	bool ipoib_offloads;
+	bool umr_ext_xlt_offset;
 	u8 log_max_qp;
 	u8 log_max_qp_sz;
 	u8 log_max_srq;
@@ -827,6 +830,56 @@ struct cxib_port_sm {
 	u8 sl;
 };
 
+/*
+ * The driver's UMR QP (umr.c): a kernel QP of service type REG_UMR, which may load the
+ * translation table of any key, whatever its PD.  It is a driver-private QP type, as the
+ * RDMA core reserves IB_QPT_RESERVED1.. for; its one work request is CXIB_WR_UMR_XLT.
+ */
+#define CXIB_QPT_REG_UMR		IB_QPT_RESERVED1
+#define CXIB_WR_UMR_XLT			IB_WR_RESERVED1
+
+/**
+ * struct cxib_umr_wr - load part of a key's translation table (the UMR QP's one WR)
+ * @wr: the work request; opcode CXIB_WR_UMR_XLT
+ * @mkey: the key (index and variant)
+ * @xlt_dma: bus address of the entries (big-endian MTT entries)
+ * @xlt_lkey: the key the device reads them through (the UMR PD's local_dma_lkey)
+ * @offset: the table entry the first of them lands at (a multiple of CXIB_UMR_XLT_ALIGN)
+ * @nentries: how many; the device reads them in whole CXIB_UMR_XLT_ALIGN blocks
+ * @enable: the last piece: the key stops being free once the entries are in
+ */
+struct cxib_umr_wr {
+	struct ib_send_wr wr;
+	u32 mkey;
+	dma_addr_t xlt_dma;
+	u32 xlt_lkey;
+	u64 offset;
+	u32 nentries;
+	bool enable;
+};
+
+/* Translation entries a UMR loads in blocks of 64 bytes: 8 MTT entries, 4 octowords. */
+#define CXIB_UMR_XLT_ALIGN		(CXIB_MR_PL_ALIGN / CXIB_PAS_ENTRY_SIZE)
+
+static inline const struct cxib_umr_wr *cxib_umr_wr(const struct ib_send_wr *wr)
+{
+	return container_of(wr, struct cxib_umr_wr, wr);
+}
+
+/**
+ * struct cxib_umr - the UMR QP and what it needs
+ * @lock: one load at a time (a load is a sequence of WRs, each waited for)
+ * @pd: the QP's PD; its local_dma_lkey reads the entries
+ * @cq: the QP's CQ (IB_POLL_SOFTIRQ)
+ * @qp: the QP, in RTS; NULL before cxib_umr_init() and after cxib_umr_cleanup()
+ */
+struct cxib_umr {
+	struct mutex lock;		/* pd, cq, qp and the QP's state */
+	struct ib_pd *pd;
+	struct ib_cq *cq;
+	struct ib_qp *qp;
+};
+
 /* Bits of cxib_dev.flags. */
 enum {
 	CXIB_DEV_DEAD,		/* fatal firmware condition: commands fail at once */
@@ -903,6 +956,7 @@ struct cxib_dev {
 	u32 bf_offset;
 	spinlock_t sm_lock;		/* port_sm */
 	struct cxib_port_sm port_sm[CXIB_IB_PORTS];
+	struct cxib_umr umr;
 };
 
 static inline struct cxib_dev *to_cxib_dev(struct ib_device *ibdev)
@@ -1223,7 +1277,14 @@ void cxib_disassociate_ucontext(struct ib_ucontext *ibuctx);
 int cxib_mmap(struct ib_ucontext *ibuctx, struct vm_area_struct *vma);
 void cxib_mmap_free(struct rdma_user_mmap_entry *entry);
 
+/* umr.c: the driver's UMR QP */
+int cxib_umr_init(struct cxib_dev *dev);
+void cxib_umr_cleanup(struct cxib_dev *dev);
+int cxib_umr_load_mtt(struct cxib_dev *dev, u32 mkey, const u64 *mtt, u64 nmtt);
+
 /* umem.c: user memory (user MRs, user queue buffers, doorbell pages) */
+int cxib_mkey_create_mtt(struct cxib_dev *dev, struct cxib_mkc *mkc, u64 *mtt, size_t nmtt,
+			 u32 *mkey_index);
 struct ib_mr *cxib_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length, u64 virt_addr,
 			       int access, struct ib_udata *udata);
 u32 cxib_umem_fill_pas(struct ib_umem *umem, unsigned long pgsz, u64 *pas, u32 max);

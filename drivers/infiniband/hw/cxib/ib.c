@@ -403,7 +403,7 @@ static const struct ib_device_ops cxib_dev_ops = {
  * cxib_ib_register() - probe phase 2: register the InfiniBand device
  * @dev: the device, brought up (cxib_hw_init())
  *
- * Reads the node's identity from the SMA and registers "cxib_%d".
+ * Reads the node's identity from the SMA, registers "cxib_%d" and creates the UMR QP.
  *
  * Return: 0 or a negative errno.
  */
@@ -456,6 +456,13 @@ int cxib_ib_register(struct cxib_dev *dev)
 		goto err_counters_cleanup;
 	}
 	set_bit(CXIB_DEV_IB_ACTIVE, &dev->flags);
+	err = cxib_umr_init(dev);
+	if (err) {
+		clear_bit(CXIB_DEV_IB_ACTIVE, &dev->flags);
+		cxib_eqs_sync_async(dev);
+		ib_unregister_device(ibdev);
+		goto err_counters_cleanup;
+	}
 	ibdev_info(ibdev, "node GUID %016llx, %u completion vectors\n",
 		   be64_to_cpu(ibdev->node_guid), ibdev->num_comp_vectors);
 	return 0;
@@ -473,6 +480,7 @@ err_res_cleanup:
  */
 void cxib_ib_unregister(struct cxib_dev *dev)
 {
+	cxib_umr_cleanup(dev);
 	clear_bit(CXIB_DEV_IB_ACTIVE, &dev->flags);
 	/* An async EQ handler that saw the device registered is done before it goes. */
 	cxib_eqs_sync_async(dev);

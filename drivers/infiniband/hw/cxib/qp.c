@@ -242,6 +242,8 @@ static u32 cxib_sq_overhead(enum ib_qp_type type, bool ipoib)
 				  sizeof(struct cxib_wqe_atomic_seg), umr);
 	case IB_QPT_UC:
 		return max_t(u32, ctrl + sizeof(struct cxib_wqe_raddr_seg), umr);
+	case CXIB_QPT_REG_UMR:
+		return umr;
 	default:	/* UD, GSI, SMI */
 		return ctrl + CXIB_WQE_AV_SIZE + (ipoib ? CXIB_SQ_IPOIB_OVERHEAD : 0);
 	}
@@ -338,6 +340,8 @@ static u8 cxib_qp_st(enum ib_qp_type type)
 		return CXIB_QPC_ST_QP0;
 	case IB_QPT_GSI:
 		return CXIB_QPC_ST_QP1;
+	case CXIB_QPT_REG_UMR:
+		return CXIB_QPC_ST_REG_UMR;
 	default:
 		return CXIB_QPC_ST_UD;
 	}
@@ -422,6 +426,11 @@ static int cxib_qp_check_init_attr(struct cxib_dev *dev, const struct ib_qp_init
 	case IB_QPT_GSI:
 		if (attr->port_num < 1 || attr->port_num > dev->caps.num_ports)
 			return -EINVAL;
+		break;
+	case CXIB_QPT_REG_UMR:
+		/* the driver's own (umr.c): sends only */
+		if (udata || attr->srq || attr->cap.max_recv_wr)
+			return -EOPNOTSUPP;
 		break;
 	default:
 		return -EOPNOTSUPP;
@@ -510,7 +519,7 @@ static void cxib_qp_fill_create_qpc(struct cxib_dev *dev, struct cxib_qp *qp,
 }
 
 /**
- * cxib_create_qp() - ib_device_ops.create_qp: an RC, UC, UD, SMI or GSI QP
+ * cxib_create_qp() - ib_device_ops.create_qp: an RC, UC, UD, SMI or GSI QP, or the UMR QP
  * @ibqp: the QP, allocated by the RDMA core
  * @attr: type, CQs, SRQ, capacities, signalling
  * @udata: NULL for a kernel QP; for a user QP, libmlx5's request (its buffer and doorbell
@@ -753,6 +762,18 @@ static int cxib_modify_check(struct cxib_dev *dev, struct cxib_qp *qp,
 	return 0;
 }
 
+/*
+ * Whether the RDMA core's state machine allows a transition with these attributes; the
+ * UMR QP, which has no transport, is not in its tables: it moves with the port at most.
+ */
+static bool cxib_modify_is_ok(enum ib_qp_type type, enum ib_qp_state cur,
+			      enum ib_qp_state new, int mask)
+{
+	if (type == CXIB_QPT_REG_UMR)
+		return !(mask & ~(IB_QP_STATE | IB_QP_CUR_STATE | IB_QP_PORT | IB_QP_PKEY_INDEX));
+	return ib_modify_qp_is_ok(cur, new, type, mask);
+}
+
 /* The context of a transition, and the optional parameters it names. */
 static u32 cxib_modify_fill_qpc(struct cxib_dev *dev, struct cxib_qp *qp,
 				const struct ib_qp_attr *attr, int mask, struct cxib_qpc *qpc)
@@ -850,7 +871,7 @@ static u32 cxib_modify_fill_qpc(struct cxib_dev *dev, struct cxib_qp *qp,
  * @mask: which of @attr apply (IB_QP_*)
  * @udata: NULL for kernel QPs
  *
- * Checks the transition with ib_modify_qp_is_ok(), then issues the PRM command of the
+ * Checks the transition (cxib_modify_is_ok()), then issues the PRM command of the
  * transition with the context built from @attr and the optional-parameter mask the
  * transition allows.  Moving to RESET also forgets the work queues' contents (and their
  * CQEs).  Once the device is dead, moves to ERR and RESET succeed without the device.
@@ -878,7 +899,7 @@ int cxib_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 	cur = mask & IB_QP_CUR_STATE ? attr->cur_qp_state : qp->state;
 	new = mask & IB_QP_STATE ? attr->qp_state : cur;
 	err = -EINVAL;
-	if (!ib_modify_qp_is_ok(cur, new, ibqp->qp_type, mask))
+	if (!cxib_modify_is_ok(ibqp->qp_type, cur, new, mask))
 		goto out;
 	err = cxib_modify_check(dev, qp, attr, mask);
 	if (err)

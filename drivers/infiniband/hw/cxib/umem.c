@@ -35,8 +35,7 @@
 #define CXIB_MR_PGSZ_BITMAP		GENMASK_ULL(CXIB_MR_MAX_LOG_PAGE, CXIB_ADAPTER_PAGE_SHIFT)
 /*
  * Translation entries one CREATE_MKEY carries (256 KiB of command input: 128 MiB of 4 KiB
- * pages, 64 GiB of 2 MiB pages).  Larger registrations would need UMR WQEs to load the
- * rest of the translation; they are refused.
+ * pages, 64 GiB of 2 MiB pages).  A larger table is loaded by the UMR QP (umr.c).
  */
 #define CXIB_MR_MAX_CMD_MTT		32768
 /* A doorbell record: two big-endian dwords, naturally aligned, never across a page. */
@@ -70,6 +69,57 @@ u32 cxib_umem_fill_pas(struct ib_umem *umem, unsigned long pgsz, u64 *pas, u32 m
 }
 
 /* ---- User MRs ---------------------------------------------------------------------------- */
+
+/**
+ * cxib_mkey_create_mtt() - create an MTT key and load its table
+ * @dev: the device
+ * @mkc: the key's context: access mode MTT, range, access, PD, page size, variant; the
+ *	table size is set here
+ * @mtt: the bus addresses of its pages; room for @nmtt rounded up to whole octwords (the
+ *	entry after an odd count is zeroed here)
+ * @nmtt: how many
+ * @mkey_index: the new key's index
+ *
+ * Up to CXIB_MR_MAX_CMD_MTT entries go with CREATE_MKEY.  A larger table does not fit one
+ * command: the key is created free and with umr_en, and the UMR QP loads the table and
+ * then makes the key valid (the key keeps umr_en: a user QP, without fast registration
+ * enabled, cannot post UMRs).  Sleeps.
+ *
+ * Return: 0 or a negative errno, with no key left behind.
+ */
+int cxib_mkey_create_mtt(struct cxib_dev *dev, struct cxib_mkc *mkc, u64 *mtt, size_t nmtt,
+			 u32 *mkey_index)
+{
+	bool by_umr = nmtt > CXIB_MR_MAX_CMD_MTT;
+	int err;
+
+	if (!nmtt || DIV_ROUND_UP_ULL(nmtt, CXIB_MTT_PER_OCTWORD) >
+		     CXIB_FIELD_MAX(CXIB_MKC_TRANSLATIONS_OCTWORD_SIZE))
+		return -EINVAL;
+	/* without bits 47:16 of the UMR's offset, the table ends at 2^16 octowords */
+	if (by_umr && !dev->caps.umr_ext_xlt_offset &&
+	    nmtt > (u64)CXIB_MTT_PER_OCTWORD << 16)
+		return -EOPNOTSUPP;
+	if (nmtt % CXIB_MTT_PER_OCTWORD)
+		mtt[nmtt] = 0;
+	CXIB_SET(mkc, CXIB_MKC_TRANSLATIONS_OCTWORD_SIZE,
+		 DIV_ROUND_UP(nmtt, CXIB_MTT_PER_OCTWORD));
+	CXIB_SET(mkc, CXIB_MKC_FREE, by_umr);
+	CXIB_SET(mkc, CXIB_MKC_UMR_EN, by_umr);
+	err = cxib_cmd_create_mkey(dev, mkc, mtt, by_umr ? 0 : ALIGN(nmtt, CXIB_MTT_PER_OCTWORD),
+				   mkey_index);
+	if (err || !by_umr)
+		return err;
+
+	err = cxib_umr_load_mtt(dev, CXIB_MKEY(*mkey_index, CXIB_GET(mkc, CXIB_MKC_MKEY_7_0)),
+				mtt, nmtt);
+	if (err) {
+		ibdev_dbg(&dev->ibdev, "loading %zu translation entries by UMR failed: %d\n",
+			  nmtt, err);
+		cxib_cmd_destroy_mkey(dev, *mkey_index);
+	}
+	return err;
+}
 
 static int cxib_reg_user_mr_check(struct cxib_dev *dev, u64 length, u64 virt_addr,
 				  int access, struct ib_udata *udata)
@@ -105,7 +155,7 @@ static int cxib_reg_user_mr_check(struct cxib_dev *dev, u64 length, u64 virt_add
  * [@virt_addr, @virt_addr + @length) with the pages' bus addresses.  Sleeps.
  *
  * Return: the MR or an ERR_PTR(): -EOPNOTSUPP for access rights the device does not offer,
- * -EINVAL for a bad range, -ENOMEM when the translation does not fit one command.
+ * -EINVAL for a bad range, -ENOMEM, -EIO when the device refuses the translation.
  */
 struct ib_mr *cxib_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length, u64 virt_addr,
 			       int access, struct ib_udata *udata)
@@ -135,12 +185,6 @@ struct ib_mr *cxib_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length, u64 vi
 		goto err_release;
 	}
 	nmtt = ib_umem_num_dma_blocks(umem, pgsz);
-	if (nmtt > CXIB_MR_MAX_CMD_MTT) {
-		ibdev_dbg(&dev->ibdev, "user MR of %llu bytes needs %zu %lu-byte pages: too many\n",
-			  length, nmtt, pgsz);
-		err = -ENOMEM;
-		goto err_release;
-	}
 
 	mr = kzalloc(sizeof(*mr), GFP_KERNEL);
 	/* Whole octwords go to the device: an odd list gets a zero entry after it. */
@@ -167,13 +211,10 @@ struct ib_mr *cxib_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length, u64 vi
 	CXIB_SET(&mkc, CXIB_MKC_PD, pdn);
 	CXIB_SET64(&mkc, CXIB_MKC_START_ADDR, virt_addr);
 	CXIB_SET64(&mkc, CXIB_MKC_LEN, length);
-	CXIB_SET(&mkc, CXIB_MKC_TRANSLATIONS_OCTWORD_SIZE,
-		 DIV_ROUND_UP(nmtt, CXIB_MTT_PER_OCTWORD));
 	CXIB_SET(&mkc, CXIB_MKC_LOG_PAGE_SIZE, order_base_2(pgsz));
-	err = cxib_cmd_create_mkey(dev, &mkc, mtt, ALIGN(nmtt, CXIB_MTT_PER_OCTWORD),
-				   &mr->mkey_index);
+	err = cxib_mkey_create_mtt(dev, &mkc, mtt, nmtt, &mr->mkey_index);
 	if (err) {
-		ibdev_dbg(&dev->ibdev, "CREATE_MKEY (user MR, %zu pages of %lu bytes, PD %u) failed: %d\n",
+		ibdev_dbg(&dev->ibdev, "user MR key (%zu pages of %lu bytes, PD %u) failed: %d\n",
 			  nmtt, pgsz, pdn, err);
 		goto err_free;
 	}

@@ -35,12 +35,22 @@ static bool cxib_wr_is_atomic(enum ib_wr_opcode op)
 	return op == IB_WR_ATOMIC_CMP_AND_SWP || op == IB_WR_ATOMIC_FETCH_AND_ADD;
 }
 
+/* The WRs that become UMR WQEs: no gather list, no inline data. */
+static bool cxib_wr_is_umr(enum ib_wr_opcode op)
+{
+	return op == IB_WR_LOCAL_INV || op == IB_WR_REG_MR || op == CXIB_WR_UMR_XLT;
+}
+
 /* The WQE opcode and the completion's opcode of a WR opcode allowed on the QP type. */
 static int cxib_wr_opcode(const struct cxib_sq_params *p, enum ib_wr_opcode op, u8 *wqe_op,
 			  u8 *wc_op)
 {
 	bool rc = p->type == IB_QPT_RC, uc = p->type == IB_QPT_UC;
+	bool umr_qp = p->type == CXIB_QPT_REG_UMR, umr_wr = op == CXIB_WR_UMR_XLT;
 
+	/* The UMR QP loads translation tables, and nothing else does. */
+	if (umr_qp != umr_wr)
+		return -EINVAL;
 	switch (op) {
 	case IB_WR_SEND:
 		*wqe_op = CXIB_WQE_OPCODE_SEND;
@@ -86,6 +96,10 @@ static int cxib_wr_opcode(const struct cxib_sq_params *p, enum ib_wr_opcode op, 
 		*wqe_op = CXIB_WQE_OPCODE_UMR;
 		*wc_op = IB_WC_REG_MR;
 		return rc || uc ? 0 : -EINVAL;
+	case CXIB_WR_UMR_XLT:
+		*wqe_op = CXIB_WQE_OPCODE_UMR;
+		*wc_op = IB_WC_REG_MR;
+		return 0;
 	default:
 		return -EINVAL;
 	}
@@ -248,6 +262,37 @@ static int cxib_wqe_set_reg_mr(const struct cxib_sq_params *p, void *seg,
 	       sizeof(struct cxib_wqe_data_seg);
 }
 
+/*
+ * The UMR QP's table load: the entries behind a data segment land at an octoword offset of
+ * the key's table; every piece requires the key still free (CHECK_NOT_FREE), and the last
+ * clears its free bit (mkey_mask FREE, the mkey segment's free bit 0).  Returns the bytes
+ * after the control segment, or -EINVAL for a piece the segment cannot describe.
+ */
+static int cxib_wqe_set_umr_xlt(void *seg, const struct cxib_umr_wr *uw)
+{
+	void *umr = seg, *mkey = seg + sizeof(struct cxib_wqe_umr_ctrl_seg);
+	void *data = mkey + sizeof(struct cxib_wqe_mkey_seg);
+	u32 octo = cxib_umr_xlt_octowords(uw->nentries);
+	u64 octo_off = uw->offset / CXIB_MTT_PER_OCTWORD;
+
+	if (!uw->nentries || octo > CXIB_FIELD_MAX(CXIB_WQE_UMR_XLT_OCTOWORDS) ||
+	    uw->offset % CXIB_UMR_XLT_ALIGN ||
+	    octo_off >> 16 > CXIB_FIELD_MAX(CXIB_WQE_UMR_XLT_OFFSET_47_16))
+		return -EINVAL;
+	memset(seg, 0, sizeof(struct cxib_wqe_umr_ctrl_seg) + sizeof(struct cxib_wqe_mkey_seg));
+	CXIB_SET(umr, CXIB_WQE_UMR_FLAGS, CXIB_UMR_CHECK_NOT_FREE | CXIB_UMR_TRANSLATION_OFFSET_EN);
+	CXIB_SET(umr, CXIB_WQE_UMR_XLT_OCTOWORDS, octo);
+	CXIB_SET(umr, CXIB_WQE_UMR_XLT_OFFSET, octo_off & CXIB_FIELD_MAX(CXIB_WQE_UMR_XLT_OFFSET));
+	CXIB_SET(umr, CXIB_WQE_UMR_XLT_OFFSET_47_16, octo_off >> 16);
+	if (uw->enable)
+		CXIB_SET64(umr, CXIB_WQE_UMR_MKEY_MASK, CXIB_UMR_MKEY_MASK_FREE);
+	CXIB_SET(mkey, CXIB_WQE_MKEY_QPN, CXIB_MKC_QPN_NONE);
+	CXIB_SET(mkey, CXIB_WQE_MKEY_MKEY_7_0, uw->mkey & 0xff);
+	cxib_wqe_put_data(data, octo * CXIB_WQE_DS_SIZE, uw->xlt_lkey, uw->xlt_dma);
+	return sizeof(struct cxib_wqe_umr_ctrl_seg) + sizeof(struct cxib_wqe_mkey_seg) +
+	       sizeof(struct cxib_wqe_data_seg);
+}
+
 /* The fence mode of a WQE: the WR's fence, and the small fence owed to a preceding UMR. */
 static u8 cxib_wqe_fence(const struct ib_send_wr *wr, bool small_fence)
 {
@@ -288,7 +333,7 @@ int cxib_wqe_build_send(const struct cxib_sq_params *p, const struct ib_send_wr 
 	    (u32)wr->num_sge > p->max_gs)
 		return -EINVAL;
 	if (inl && (wr->opcode == IB_WR_RDMA_READ || cxib_wr_is_atomic(wr->opcode) ||
-		    wr->opcode == IB_WR_LOCAL_INV || wr->opcode == IB_WR_REG_MR))
+		    cxib_wr_is_umr(wr->opcode)))
 		return -EINVAL;
 	memset(ctrl, 0, sizeof(*ctrl));
 
@@ -363,11 +408,18 @@ int cxib_wqe_build_send(const struct cxib_sq_params *p, const struct ib_send_wr 
 			return len;
 		seg += len;
 		break;
+	case CXIB_WR_UMR_XLT:
+		imm = cxib_umr_wr(wr)->mkey;
+		len = cxib_wqe_set_umr_xlt(seg, cxib_umr_wr(wr));
+		if (len < 0)
+			return len;
+		seg += len;
+		break;
 	default:
 		break;
 	}
 
-	if (wr->opcode != IB_WR_LOCAL_INV && wr->opcode != IB_WR_REG_MR) {
+	if (!cxib_wr_is_umr(wr->opcode)) {
 		if (inl) {
 			len = cxib_wqe_set_inline(p, seg, wr->sg_list, wr->num_sge);
 			if (len < 0)
