@@ -25,6 +25,8 @@
 
 static struct cxib_dev *cq_live_dev;
 static atomic_t cq_live_comp_events;
+/* The CPU the last completion event ran on. */
+static atomic_t cq_live_comp_cpu;
 
 static int cq_live_suite_init(struct kunit_suite *suite)
 {
@@ -65,6 +67,7 @@ static int cq_live_init(struct kunit *test)
 
 static void cq_live_comp(struct ib_cq *cq, void *ctx)
 {
+	atomic_set(&cq_live_comp_cpu, raw_smp_processor_id());
 	atomic_inc(&cq_live_comp_events);
 }
 
@@ -345,12 +348,98 @@ out_pd:
 	ib_dealloc_pd(pd);
 }
 
+/*
+ * The completion vectors: one per online CPU (up to what the device offers), each its own
+ * EQ and MSI-X vector pointed at its own CPU, which get_vector_affinity reports; a CQ on
+ * vector v names v's EQ, and its completion events run on v's CPU.  The events come from
+ * receives flushed on a QP in the error state; the first interrupt after the affinity was
+ * set may still arrive where the vector pointed before, so the CPU of the second counts.
+ */
+static void live_cq_vectors_and_affinity(struct kunit *test)
+{
+	struct ib_qp_init_attr ia = {
+		.qp_type = IB_QPT_RC,
+		.sq_sig_type = IB_SIGNAL_REQ_WR,
+		.cap = { .max_send_wr = 1, .max_recv_wr = 4, .max_send_sge = 1,
+			 .max_recv_sge = 1 },
+	};
+	struct ib_qp_attr qi = { .qp_state = IB_QPS_INIT, .port_num = 1 };
+	struct ib_qp_attr qa = { .qp_state = IB_QPS_ERR };
+	struct cxib_dev *dev = test->priv;
+	unsigned int nvec = dev->ibdev.num_comp_vectors, v, w;
+	const struct cpumask *mask;
+	struct ib_wc wc[2];
+	struct cxib_cqc cqc;
+	struct ib_cq *ibcq;
+	struct ib_qp *qp;
+	struct ib_pd *pd;
+	int cpu[8];
+	int err, round;
+
+	if (num_online_cpus() < 2)
+		kunit_skip(test, "one CPU: one completion vector, shared with the control EQs");
+	KUNIT_EXPECT_EQ(test, nvec, min(num_online_cpus(), (unsigned int)dev->eqt.nvec - 1));
+	KUNIT_ASSERT_GE(test, nvec, 2);
+	KUNIT_ASSERT_LE(test, nvec, ARRAY_SIZE(cpu));
+	for (v = 0; v < nvec; v++) {
+		mask = ib_get_vector_affinity(&dev->ibdev, v);
+		KUNIT_ASSERT_NOT_NULL_MSG(test, mask, "vector %u has no affinity", v);
+		KUNIT_ASSERT_EQ(test, cpumask_weight(mask), 1);
+		cpu[v] = cpumask_first(mask);
+		KUNIT_EXPECT_TRUE(test, cpu_online(cpu[v]));
+		for (w = 0; w < v; w++)
+			KUNIT_EXPECT_NE_MSG(test, cpu[w], cpu[v], "vectors %u and %u share a CPU",
+					    w, v);
+	}
+	KUNIT_EXPECT_NULL(test, ib_get_vector_affinity(&dev->ibdev, nvec));
+
+	pd = ib_alloc_pd(&dev->ibdev, 0);
+	KUNIT_ASSERT_FALSE_MSG(test, IS_ERR(pd), "ib_alloc_pd: %ld", PTR_ERR(pd));
+	for (v = 0; v < nvec; v++) {
+		atomic_set(&cq_live_comp_events, 0);
+		atomic_set(&cq_live_comp_cpu, -1);
+		ibcq = cq_live_create(dev, 8, v);
+		if (IS_ERR(ibcq)) {
+			KUNIT_FAIL(test, "ib_create_cq on vector %u: %ld", v, PTR_ERR(ibcq));
+			break;
+		}
+		KUNIT_EXPECT_EQ(test, cxib_cmd_query_cq(dev, to_cxib_cq(ibcq)->cqn, &cqc), 0);
+		KUNIT_EXPECT_EQ(test, CXIB_GET(&cqc, CXIB_CQC_C_EQN), dev->eqt.comp[v].eqn);
+		ia.send_cq = ibcq;
+		ia.recv_cq = ibcq;
+		qp = ib_create_qp(pd, &ia);
+		if (IS_ERR(qp)) {
+			KUNIT_FAIL(test, "ib_create_qp: %ld", PTR_ERR(qp));
+			ib_destroy_cq_user(ibcq, NULL);
+			break;
+		}
+		err = ib_modify_qp(qp, &qi, IB_QP_STATE | IB_QP_PKEY_INDEX | IB_QP_PORT |
+				   IB_QP_ACCESS_FLAGS);
+		if (!err)
+			err = ib_modify_qp(qp, &qa, IB_QP_STATE);
+		KUNIT_EXPECT_EQ(test, err, 0);
+		for (round = 1; !err && round <= 2; round++) {
+			KUNIT_EXPECT_EQ(test, ib_req_notify_cq(ibcq, IB_CQ_NEXT_COMP), 0);
+			KUNIT_EXPECT_EQ(test, cq_live_post_recvs(qp, 1), 0);
+			KUNIT_EXPECT_EQ_MSG(test, cq_live_wait_events(round), round,
+					    "vector %u: completion event %d", v, round);
+			KUNIT_EXPECT_EQ(test, ib_poll_cq(ibcq, ARRAY_SIZE(wc), wc), 1);
+		}
+		KUNIT_EXPECT_EQ_MSG(test, atomic_read(&cq_live_comp_cpu), cpu[v],
+				    "vector %u's event ran on another CPU", v);
+		KUNIT_EXPECT_EQ(test, ib_destroy_qp(qp), 0);
+		KUNIT_EXPECT_EQ(test, ib_destroy_cq_user(ibcq, NULL), 0);
+	}
+	ib_dealloc_pd(pd);
+}
+
 static struct kunit_case cxib_cq_live_cases[] = {
 	KUNIT_CASE(live_pd_gets_dma_mr),
 	KUNIT_CASE(live_cq_create_arm_destroy),
 	KUNIT_CASE(live_cq_solicited_arm),
 	KUNIT_CASE(live_cq_bad_attributes_rejected),
 	KUNIT_CASE(live_cq_moderation),
+	KUNIT_CASE(live_cq_vectors_and_affinity),
 	{}
 };
 

@@ -329,6 +329,8 @@ struct cxib_eq_params {
  * @vector: MSI-X vector index the EQ raises
  * @irq: Linux interrupt number of @vector, or 0 while no handler is installed
  * @irq_name: the handler's name in /proc/interrupts
+ * @cpu: the CPU a completion EQ's interrupt is pointed at, or -1 (a vector shared with
+ *	the control EQs, or the affinity could not be set)
  */
 struct cxib_eq {
 	struct cxib_dev *dev;
@@ -343,6 +345,7 @@ struct cxib_eq {
 	u16 vector;
 	int irq;
 	char irq_name[32];
+	int cpu;
 };
 
 /**
@@ -1115,6 +1118,7 @@ u32 cxib_pages_count(struct cxib_dev *dev);
 
 /* eq.c: event queues and MSI-X */
 int cxib_eqs_init(struct cxib_dev *dev);
+const struct cpumask *cxib_get_vector_affinity(struct ib_device *ibdev, int comp_vector);
 void cxib_eqs_cleanup(struct cxib_dev *dev);
 void cxib_eqs_sync_async(struct cxib_dev *dev);
 

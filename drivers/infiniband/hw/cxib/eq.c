@@ -206,6 +206,7 @@ static int cxib_eq_create(struct cxib_dev *dev, struct cxib_eq *eq, const char *
 	eq->cons_index = 0;
 	eq->vector = vector;
 	eq->irq = 0;
+	eq->cpu = -1;
 
 	err = cxib_eq_alloc_bufs(dev, eq);
 	if (err)
@@ -265,6 +266,26 @@ static void cxib_eq_set_affinity(struct cxib_dev *dev, struct cxib_eq *eq, unsig
 	if (err)
 		dev_dbg(&dev->pdev->dev, "cannot point %s at CPU %u: %d\n", eq->irq_name, cpu,
 			err);
+	else
+		eq->cpu = cpu;
+}
+
+/**
+ * cxib_get_vector_affinity() - ib_device_ops.get_vector_affinity
+ * @ibdev: the device
+ * @comp_vector: a completion vector
+ *
+ * Return: the CPU the vector's interrupt was pointed at when its EQ was made (as mlx5_ib
+ * reports its completion vectors' masks), or NULL when the vector is shared with the
+ * control EQs or has no CPU of its own.
+ */
+const struct cpumask *cxib_get_vector_affinity(struct ib_device *ibdev, int comp_vector)
+{
+	struct cxib_eq_table *eqt = &to_cxib_dev(ibdev)->eqt;
+
+	if (comp_vector < 0 || comp_vector >= eqt->num_comp || eqt->comp[comp_vector].cpu < 0)
+		return NULL;
+	return cpumask_of(eqt->comp[comp_vector].cpu);
 }
 
 static void cxib_comp_eqs_destroy(struct cxib_dev *dev, unsigned int n)

@@ -369,6 +369,7 @@ static const struct ib_device_ops cxib_dev_ops = {
 	.get_dev_fw_str = cxib_get_dev_fw_str,
 	.get_dma_mr = cxib_get_dma_mr,
 	.get_port_immutable = cxib_get_port_immutable,
+	.get_vector_affinity = cxib_get_vector_affinity,
 	.map_mr_sg = cxib_map_mr_sg,
 	.mmap = cxib_mmap,
 	.mmap_free = cxib_mmap_free,
