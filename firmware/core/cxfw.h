@@ -41,6 +41,14 @@ struct cxfw_platform {
 	void (*kick)(void *opaque);
 	/* Put one packet (wire format) on the cable of @port (1-based); 0 or -1. May be NULL. */
 	int (*port_send)(void *opaque, unsigned int port, const void *pkt, size_t len);
+	/*
+	 * Whether @port's transmit queue is past its high-water mark: the link has no credits
+	 * (IB links are lossless, IBTA vol 1 ch. 7.9, credit-based flow control).  The send
+	 * engines then hold their data packets (requests, READ responses) back and resume in a
+	 * later cxfw_process(), which the platform calls once the queue has drained; small
+	 * control packets (ACKs, NAKs) still go.  May be NULL (never busy).
+	 */
+	bool (*port_busy)(void *opaque, unsigned int port);
 	/* One log line without trailing newline. May be NULL. */
 	void (*log)(void *opaque, enum cxfw_log_level level, const char *msg);
 };

@@ -143,8 +143,12 @@ static void resp_queue(struct cxfw_dev *dev, struct cxfw_qp *qp)
 	}
 	rd->qpns[rd->n++] = qp->qpn;
 	qp->resp.queued = true;
-	/* a packet from the cable is handled outside cxfw_process(): make sure one follows */
-	dev->plat.kick(dev->plat.opaque);
+	/*
+	 * A packet from the cable is handled outside cxfw_process(): make sure one follows.
+	 * Responses waiting for link credits resume when the cable drains instead.
+	 */
+	if (!qp->resp.blocked)
+		dev->plat.kick(dev->plat.opaque);
 }
 
 /* Called by srq.c's cxfw_srq_destroy_all() at function reset: every QP is gone. */
@@ -603,19 +607,26 @@ static bool resp_send_one(struct cxfw_dev *dev, struct cxfw_qp *qp, struct cxfw_
 
 /*
  * Send what is due, oldest resource first, then the coalesced ACK.  Returns true if work
- * is left (budget used up).
+ * is left: the budget is used up, or the port has no link credits (r->blocked; the next
+ * cxfw_process() after the cable drained resumes it, no kick needed).
  */
 static bool resp_pump(struct cxfw_dev *dev, struct cxfw_qp *qp)
 {
 	struct cxfw_resp *r = &qp->resp;
 	unsigned int budget = CXFW_RESP_BUDGET, nres = resp_nres(qp), i;
 
+	r->blocked = false;
 	for (i = 0; i < nres; i++) {
 		struct cxfw_resp_res *res = &r->res[(r->res_next + i) % nres];
 
 		while (res->sending) {
 			if (!budget)
 				return true;
+			if (res->kind != CXFW_RESP_RES_ATOMIC &&
+			    cxfw_wire_port_busy(dev, r->reply.port)) {
+				r->blocked = true;
+				return true;
+			}
 			budget--;
 			if (!resp_send_one(dev, qp, res)) {
 				/* the memory went away under an accepted READ */
@@ -1233,7 +1244,7 @@ void cxfw_resp_rx(struct cxfw_dev *dev, struct cxfw_qp *qp, const struct cxfw_pk
 void cxfw_resp_process(struct cxfw_dev *dev, uint64_t now)
 {
 	struct cxfw_resp_dev *rd = dev->resp_dev;
-	unsigned int i, n, keep = 0;
+	unsigned int i, n, keep = 0, ready = 0;
 
 	(void)now;
 	if (!rd || !rd->n)
@@ -1252,12 +1263,13 @@ void cxfw_resp_process(struct cxfw_dev *dev, uint64_t now)
 		if (resp_pump(dev, qp)) {
 			qp->resp.queued = true;
 			rd->qpns[keep++] = qpn;
+			ready += !qp->resp.blocked;
 		}
 	}
 	/* QPs queued meanwhile (by resp_fatal paths) sit after n */
 	memmove(rd->qpns + keep, rd->qpns + n, (rd->n - n) * sizeof(*rd->qpns));
 	rd->n = keep + (rd->n - n);
-	if (keep)	/* READ responses left over the budget: come back soon */
+	if (ready)	/* READ responses left over the budget: come back soon */
 		dev->plat.kick(dev->plat.opaque);
 }
 

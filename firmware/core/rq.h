@@ -65,6 +65,7 @@ struct cxfw_resp {
 	struct cxfw_resp_res res[CXFW_RESP_MAX_RES];
 	unsigned int res_next;		/* slot the next READ / atomic takes (oldest) */
 	bool queued;			/* on the device's work list */
+	bool blocked;			/* READ responses wait for link credits */
 	bool last_wqe_sent;		/* SRQ: LAST_WQE_REACHED posted for this ERR */
 };
 

@@ -1098,6 +1098,9 @@ static int cxfw_req_send(struct cxfw_dev *dev, struct cxfw_qp *qp, uint64_t now,
 				goto out;
 			if (sent == budget)
 				goto out;
+			/* no link credits: wait for the cable to drain (a later cxfw_process()) */
+			if (cxfw_wire_port_busy(dev, cxfw_qp_port(qp)))
+				goto out;
 			st = cxfw_req_send_pkt(dev, qp, w, w->sent);
 			if (st) {
 				cxfw_req_fail(w, r, st);

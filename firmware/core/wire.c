@@ -722,6 +722,11 @@ static int cxfw_wire_loop_push(struct cxfw_dev *dev, unsigned int port, const ui
 	return 0;
 }
 
+bool cxfw_wire_port_busy(struct cxfw_dev *dev, unsigned int port)
+{
+	return dev->plat.port_busy && dev->plat.port_busy(dev->plat.opaque, port);
+}
+
 int cxfw_wire_send(struct cxfw_dev *dev, unsigned int port, const struct cxfw_pkt *p)
 {
 	uint8_t pkt[CXFW_PKT_MAX];

@@ -98,6 +98,9 @@ enum {
  */
 int cxfw_wire_send(struct cxfw_dev *dev, unsigned int port, const struct cxfw_pkt *p);
 
+/* Whether @port has no link credits now (platform->port_busy): hold data packets back. */
+bool cxfw_wire_port_busy(struct cxfw_dev *dev, unsigned int port);
+
 /* Deliver looped-back packets queued by cxfw_wire_send().  Worker. */
 void cxfw_wire_process(struct cxfw_dev *dev);
 

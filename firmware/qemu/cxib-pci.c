@@ -81,6 +81,12 @@ OBJECT_DECLARE_SIMPLE_TYPE(CxibPciState, CXIB_PCI)
 #define CXIB_PCI_TICK_MS		10	/* cxfw_process() at least this often */
 #define CXIB_PCI_RECONNECT_MS		200	/* connecting side: retry period */
 #define CXIB_PCI_TX_BUF_SIZE		(1u << 20)	/* queued cable bytes; more is dropped */
+/*
+ * Queued cable bytes from which the port has no link credits (port_busy): the engines hold
+ * data packets back until the peer has read enough, so the buffer's remaining room is for
+ * control packets and drops do not happen on a healthy cable.
+ */
+#define CXIB_PCI_TX_HIGH_WATER		(1u << 18)
 #define CXIB_PCI_FRAME_MAX		(CXIB_CABLE_HDR_LEN + CXIB_CABLE_MAX_PAYLOAD)
 #define CXIB_PCI_RX_BUF_SIZE		(2 * CXIB_PCI_FRAME_MAX)
 #define CXIB_PCI_RX_ROUNDS		16	/* socket reads per wake-up, then serve kicks */
@@ -145,8 +151,9 @@ struct CxibPciState {
 	CxibCapture capture;
 };
 
-/* Loopback plug: packets in flight at most (more are dropped, like a congested link). */
+/* Loopback plug: packets in flight at most (more are dropped); no credits from half of it. */
 #define CXIB_PCI_LOOPBACK_DEPTH		512
+#define CXIB_PCI_LOOPBACK_HIGH_WATER	(CXIB_PCI_LOOPBACK_DEPTH / 2)
 
 static const uint16_t cxib_pci_device_ids[] = {
 	CXIB_PCI_DEVICE_CX4, CXIB_PCI_DEVICE_CX4_LX, CXIB_PCI_DEVICE_CX5,
@@ -453,6 +460,27 @@ static int cxib_pci_port_send(void *opaque, unsigned int port, const void *pkt, 
 	if (backlog)
 		event_notifier_set(&s->kick);	/* let the worker wait for POLLOUT */
 	return 0;
+}
+
+/*
+ * platform->port_busy: any thread.  Link-level flow control: the transmit queue is past its
+ * high-water mark (the peer's QEMU reads slower than we send); the worker calls
+ * cxfw_process() again after each flush, which resumes the engines.
+ */
+static bool cxib_pci_port_busy(void *opaque, unsigned int port)
+{
+	CxibPciState *s = opaque;
+	bool busy;
+
+	if (port != CXIB_PCI_CABLE_PORT)
+		return false;
+	qemu_mutex_lock(&s->tx_lock);
+	if (s->loopback)
+		busy = g_queue_get_length(&s->lb_queue) >= CXIB_PCI_LOOPBACK_HIGH_WATER;
+	else
+		busy = s->link_up && s->txlen >= CXIB_PCI_TX_HIGH_WATER;
+	qemu_mutex_unlock(&s->tx_lock);
+	return busy;
 }
 
 /* Worker: forget the connection; @why is printed if the link was up or it is an error. */
@@ -965,6 +993,7 @@ static void cxib_pci_realize(PCIDevice *pdev, Error **errp)
 		.clock_ns = cxib_pci_clock_ns,
 		.kick = cxib_pci_kick,
 		.port_send = cxib_pci_port_send,
+		.port_busy = cxib_pci_port_busy,
 		.log = cxib_pci_fw_log,
 	};
 	s->irq_bh = qemu_bh_new_guarded(cxib_pci_irq_bh, s, &dev->mem_reentrancy_guard);

@@ -121,6 +121,16 @@ static bool cable_chance(struct fake_cable *c, unsigned int pct)
 	return pct && cable_rand(c) % 100 < pct;
 }
 
+/* Packets queued from @end towards the other (held ones too). */
+static unsigned int cable_queued_from(const struct fake_cable *c, unsigned int end)
+{
+	unsigned int i, n = c->holding[end];
+
+	for (i = 0; i < c->nq; i++)
+		n += c->q[i].to != end;
+	return n;
+}
+
 static bool cable_enqueue(struct fake_cable *c, unsigned int to, const void *pkt, size_t len)
 {
 	struct fake_cable_pkt *q;
@@ -140,6 +150,8 @@ static bool cable_enqueue(struct fake_cable *c, unsigned int to, const void *pkt
 	q->to = to;
 	q->due = c->round + c->delay_rounds;
 	c->nq++;
+	if (cable_queued_from(c, !to) > c->max_queued[!to])
+		c->max_queued[!to] = cable_queued_from(c, !to);
 	return true;
 }
 
@@ -203,6 +215,17 @@ static int fake_port_send(void *opaque, unsigned int port, const void *pkt, size
 	}
 	cable_put(fk->cable, fk->cable_end, pkt, len);
 	return 0;
+}
+
+static bool fake_port_busy(void *opaque, unsigned int port)
+{
+	struct fake *fk = opaque;
+	struct fake_cable *c = fk->cable;
+
+	if (port != 1 || !c || !c->busy_at || cable_queued_from(c, fk->cable_end) < c->busy_at)
+		return false;
+	c->busy_said[fk->cable_end]++;
+	return true;
 }
 
 struct fake_cable *fake_cable_new(void)
@@ -398,6 +421,7 @@ void fake_platform(struct fake *fk, struct cxfw_platform *plat)
 	plat->kick = fake_kick;
 	plat->log = fake_log;
 	plat->port_send = fake_port_send;
+	plat->port_busy = fake_port_busy;
 }
 
 void fake_advance_ns(struct fake *fk, uint64_t ns)

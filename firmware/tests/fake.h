@@ -81,7 +81,8 @@ struct fake {
  * drop_pct (seeded pseudo-random), dup_every / dup_pct (deliver twice), reorder_every
  * (deliver after the next packet of the same direction), delay_rounds (deliver K rounds
  * later).  The random sequence depends only on @seed and the packet order, so a failing
- * lossy run is reproducible.
+ * lossy run is reproducible.  @busy_at (0: off) is link-level flow control: an end with
+ * that many packets queued towards the other says port_busy, and the sending engines wait.
  */
 #define FAKE_CABLE_MAX_QUEUED	4096
 #define FAKE_CABLE_PKT_MAX	4352	/* > CXFW_PKT_MAX: a longer packet is a model bug */
@@ -103,6 +104,7 @@ struct fake_cable {
 	unsigned int dup_every, dup_pct;
 	unsigned int reorder_every;	/* N: packet N, 2N, ... swaps with the next one */
 	unsigned int delay_rounds;
+	unsigned int busy_at;		/* 0: off; N: port_busy with N packets queued from an end */
 	uint32_t seed;
 	/* return false to drop @pkt (sent by end @from); may inspect it. */
 	bool (*tap)(void *arg, unsigned int from, const uint8_t *pkt, size_t len);
@@ -120,6 +122,8 @@ struct fake_cable {
 	/* counters, per sending end */
 	unsigned int sent[2], delivered[2], dropped[2], duplicated[2], reordered[2];
 	unsigned int overflow;		/* queue full (a test bug or a packet storm) */
+	unsigned int max_queued[2];	/* most packets ever queued from an end */
+	unsigned int busy_said[2];	/* port_busy answers "busy" */
 	unsigned int oversize;		/* packet longer than FAKE_CABLE_PKT_MAX */
 };
 

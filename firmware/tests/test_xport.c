@@ -2877,3 +2877,55 @@ TEST(xport_cqe_version_1_carries_user_indexes)
 	CHECK_EQ(CQE_OPCODE(&cqe), CXIB_CQE_OPCODE_REQ_ERR);
 	CHECK_EQ(CXIB_GET(&cqe, CXIB_CQE_SRQN_UIDX), 0x123456);
 }
+
+/*
+ * Link-level flow control: two READs of 256 MTU-sized responses each, on a cable that has
+ * no credits while 8 packets of an end are queued.  The responder (and the requester)
+ * wait for credits instead of overrunning the link: every byte arrives, nothing is lost,
+ * retransmitted or timed out, and the cable never held more than 8 packets from the
+ * responder's end plus the one that took the last credit.
+ */
+TEST(xport_rc_read_responses_wait_for_link_credits)
+{
+	enum { LEN = 65536, NREAD = 2, BUSY_AT = 8 };
+	struct drv_qp_conn c;
+	struct cxib_cqe64 cqe;
+	struct cxfw_stats sa, sb;
+	struct drv_mr src, dst;
+	struct drv_wr wr;
+	struct env e;
+	unsigned int k;
+	int idx[NREAD];
+
+	drv_qp_conn_defaults(&c);
+	c.mtu = CXIB_QPC_MTU_256;		/* 256 response packets per READ */
+	CHECK_EQ(env_pair(t, &e, 2, CXIB_QPC_ST_RC, &c), 0);
+	CHECK_EQ(drv_mr_alloc(e.nb, NREAD * LEN, DRV_LR | DRV_RR, &src), 0);
+	CHECK_EQ(drv_mr_alloc(e.na, NREAD * LEN, DRV_LR | DRV_LW, &dst), 0);
+	mr_pattern(e.nb, &src, 0, NREAD * LEN, 161);
+	drv_mem_fill(e.na, dst.pa, FILL_DST, NREAD * LEN);
+	e.w.cable->busy_at = BUSY_AT;
+	for (k = 0; k < NREAD; k++) {
+		wr = wr_op(CXIB_WQE_OPCODE_RDMA_READ, true);
+		wr.raddr = src.va + (uint64_t)LEN * k;
+		wr.rkey = src.key;
+		wr.sg[wr.nsg++] = sge(&dst, (uint64_t)LEN * k, LEN);
+		idx[k] = drv_post_send(e.na, &e.a, &wr);
+	}
+	PUMP(&e.w);
+	for (k = 0; k < NREAD; k++) {
+		CHECK_EQ(drv_poll(e.na, e.ca, &cqe), 1);
+		CHECK_REQ_CQE(&cqe, &e.a, CXIB_WQE_OPCODE_RDMA_READ, idx[k]);
+		CHECK_EQ(CXIB_GET(&cqe, CXIB_CQE_BYTE_CNT), LEN);
+	}
+	CHECK(mr_has_pattern(e.na, &dst, 0, NREAD * LEN, 161));
+	CHECK_EQ(e.w.cable->sent[1], NREAD * LEN / 256);
+	CHECK(e.w.cable->busy_said[1] > 0);		/* the responder did wait */
+	CHECK(e.w.cable->max_queued[1] <= BUSY_AT + 1);
+	CHECK_EQ(e.w.cable->dropped[0] + e.w.cable->dropped[1] + e.w.cable->overflow, 0);
+	cxfw_get_stats(e.na->t->dev, &sa);
+	cxfw_get_stats(e.nb->t->dev, &sb);
+	CHECK_EQ(sa.retransmits, 0);
+	CHECK_EQ(sa.local_ack_timeouts, 0);
+	CHECK_EQ(sb.pkts_dropped, 0);
+}

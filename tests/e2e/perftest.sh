@@ -12,6 +12,10 @@
 # are checked.  One line per case (pass/FAIL with the failing tool's last error line),
 # results.txt and results.json on each node.
 #
+# read_bw-rc-s1048576: 1 MiB READs (-n 20), whose responses once overran the cable's
+# transmit buffer and came back only through retries.  The client (the requester) must see
+# no local ACK timeout (hw_counters/local_ack_timeout_err unchanged) on cxib.
+#
 # Host switches: E2E_DEVICE=rxe (Soft-RoCE), E2E_DEVICE=<dev>, E2E_CASES="write_bw-rc-s2 ...",
 # E2E_PT_ITERS (default 100).
 #   E2E_DEVICE=rxe scripts/cxlab run perftest
@@ -39,6 +43,7 @@ cases=()
 for t in write_bw read_bw send_bw write_lat send_lat read_lat; do
 	for sz in 2 65536; do cases+=("$t rc $sz"); done
 done
+cases+=("read_bw rc 1048576")
 cases+=("atomic_bw rc CMP_AND_SWAP" "atomic_bw rc FETCH_AND_ADD"
 	"atomic_lat rc CMP_AND_SWAP" "atomic_lat rc FETCH_AND_ADD"
 	"send_bw ud 2" "send_bw ud 512" "send_lat ud 2" "send_lat ud 512")
@@ -53,9 +58,21 @@ for spec in "${cases[@]}"; do
 		sopt=(-s "$arg")
 	fi
 	e2e_wanted "$c" || continue
-	cmd=("ib_$t" -d "$DEV" -i 1 "${gopt[@]}" -F -p "$port" -c "${conn^^}" -n "$n" "${sopt[@]}")
+	iters=$n
+	[ "$arg" = 1048576 ] && iters=20
+	cmd=("ib_$t" -d "$DEV" -i 1 "${gopt[@]}" -F -p "$port" -c "${conn^^}" -n "$iters" "${sopt[@]}")
+	tmo_ctr=/sys/class/infiniband/$DEV/ports/1/hw_counters/local_ack_timeout_err
+	tmo_before=$(cat "$tmo_ctr" 2>/dev/null)
 	t0=$SECONDS
 	e2e_pair "$c" "$E2E_CASE_TMO" "${cmd[@]}" -- "${cmd[@]}"
-	e2e_verdict_both "$c" $((SECONDS - t0))
+	if e2e_verdict_both "$c" $((SECONDS - t0)) && [ "$arg" = 1048576 ] &&
+	   [ "$ROLE" = client ] && [ -n "$tmo_before" ]; then
+		tmo=$(($(cat "$tmo_ctr") - tmo_before))
+		if [ "$tmo" = 0 ]; then
+			e2e_result "$c-no-timeouts" pass "no local ACK timeout on the requester"
+		else
+			e2e_result "$c-no-timeouts" FAIL "$tmo local ACK timeouts on the requester (responses lost)"
+		fi
+	fi
 done
 e2e_finish perftest
