@@ -10,6 +10,11 @@
 # "iters in" summary.  One line per case (pass/FAIL, with the failing tool's last error
 # line), results.txt and results.json on each node.
 #
+# rc_pingpong-c-large-mr: one 160 MiB message each way (-c -n 1) in a buffer registered in
+# 4 KiB pages (transparent huge pages off): 40960 translation entries, more than one
+# CREATE_MKEY carries, so cxib loads the table through its UMR QP.  The driver's debug line
+# for the MR (dynamic debug) must show the 40960 pages; on rxe that check is not made.
+#
 # Host switches: E2E_DEVICE=rxe (Soft-RoCE, no HCA model), E2E_DEVICE=<dev>,
 # E2E_CASES="rc_pingpong-c-s2 ..." (a subset), E2E_PP_ITERS (default 50).
 #   E2E_DEVICE=rxe scripts/cxlab run pingpong
@@ -55,4 +60,30 @@ for t in rc uc ud srq; do
 		done
 	done
 done
+
+# A user MR whose table needs the UMR QP (see above).
+c=rc_pingpong-c-large-mr
+large=$((160 << 20))
+if e2e_wanted "$c"; then
+	thp=/sys/kernel/mm/transparent_hugepage/enabled
+	thp_was=$(sed -n 's/.*\[\(.*\)\].*/\1/p' $thp 2>/dev/null)
+	[ -n "$thp_was" ] && echo never >$thp
+	ddc=/sys/kernel/debug/dynamic_debug/control
+	[ -e $ddc ] || mount -t debugfs none /sys/kernel/debug 2>/dev/null
+	[ "$DEV" = cxib_0 ] && echo 'file umem.c +p' >$ddc
+	port=$((port + 1))
+	cmd=(ibv_rc_pingpong -d "$DEV" -i 1 "${gopt[@]}" -n 1 -s $large -p "$port" -c)
+	t0=$SECONDS
+	e2e_pair "$c" "$E2E_CASE_TMO" "${cmd[@]}" -- "${cmd[@]}"
+	if e2e_verdict_both "$c" $((SECONDS - t0)) && [ "$DEV" = cxib_0 ]; then
+		# "user MR 0x..: 167772160 bytes at 0x.., 40960 pages of 4096 bytes"
+		if dmesg | grep -q "user MR 0x[0-9a-f]*: $large bytes at 0x[0-9a-f]*, 40960 pages of 4096 bytes"; then
+			e2e_result "$c-umr" pass "the 160 MiB MR has 40960 4 KiB pages (UMR-loaded)"
+		else
+			e2e_result "$c-umr" FAIL "no 40960-page user MR in the driver's debug log: $(dmesg | grep 'user MR' | tail -1)"
+		fi
+	fi
+	[ "$DEV" = cxib_0 ] && echo 'file umem.c -p' >$ddc
+	[ -n "$thp_was" ] && echo "$thp_was" >$thp
+fi
 e2e_finish pingpong
