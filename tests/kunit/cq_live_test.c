@@ -373,6 +373,7 @@ static void live_cq_vectors_and_affinity(struct kunit *test)
 	struct ib_cq *ibcq;
 	struct ib_qp *qp;
 	struct ib_pd *pd;
+	char name[sizeof(dev->eqt.comp[0].irq_name)];
 	int cpu[8];
 	int err, round;
 
@@ -387,6 +388,9 @@ static void live_cq_vectors_and_affinity(struct kunit *test)
 		KUNIT_ASSERT_EQ(test, cpumask_weight(mask), 1);
 		cpu[v] = cpumask_first(mask);
 		KUNIT_EXPECT_TRUE(test, cpu_online(cpu[v]));
+		/* /proc/interrupts tells the vectors apart: cxib-comp<v>@<PCI name> */
+		snprintf(name, sizeof(name), "cxib-comp%u@%s", v, pci_name(dev->pdev));
+		KUNIT_EXPECT_STREQ(test, dev->eqt.comp[v].irq_name, name);
 		for (w = 0; w < v; w++)
 			KUNIT_EXPECT_NE_MSG(test, cpu[w], cpu[v], "vectors %u and %u share a CPU",
 					    w, v);

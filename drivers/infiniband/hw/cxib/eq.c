@@ -224,7 +224,13 @@ static int cxib_eq_create(struct cxib_dev *dev, struct cxib_eq *eq, const char *
 		goto err_free_bufs;
 	}
 
-	snprintf(eq->irq_name, sizeof(eq->irq_name), "cxib-%s@%s", name, pci_name(dev->pdev));
+	/* per vector for the completion EQs, as /proc/interrupts should tell them apart */
+	if (vector > CXIB_CTRL_VECTOR)
+		snprintf(eq->irq_name, sizeof(eq->irq_name), "cxib-%s%u@%s", name,
+			 vector - CXIB_CTRL_VECTOR - 1, pci_name(dev->pdev));
+	else
+		snprintf(eq->irq_name, sizeof(eq->irq_name), "cxib-%s@%s", name,
+			 pci_name(dev->pdev));
 	err = request_irq(pci_irq_vector(dev->pdev, vector), cxib_eq_irq, IRQF_SHARED,
 			  eq->irq_name, eq);
 	if (err) {
