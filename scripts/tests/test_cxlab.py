@@ -397,9 +397,6 @@ class ModuleIndex(unittest.TestCase):
         self.assertIn("scripts/setup", str(e.exception))
 
 
-if __name__ == "__main__":
-    unittest.main()
-
 
 class Capture(unittest.TestCase):
     def setUp(self):
@@ -448,3 +445,150 @@ class Capture(unittest.TestCase):
             self.run_capture(node="node9")
         with self.assertRaises(cx.LabError):
             self.run_capture(seconds=0)
+
+
+class SystemdLab(unittest.TestCase):
+    """--init systemd: the image, the kernel command line, the package on the share, and
+    the scenarios that ask for such a lab in their cxlab: line."""
+
+    def setUp(self):
+        self.tmp = tempfile.mkdtemp()
+        self.addCleanup(shutil.rmtree, self.tmp)
+
+    def scenario(self, line, name="s.sh"):
+        path = os.path.join(self.tmp, name)
+        with open(path, "w") as f:
+            f.write(f"#!/bin/bash\n# SPDX-License-Identifier: GPL-2.0-only\n{line}\n")
+        return path
+
+    def test_the_systemd_image_is_the_lab_image_plus_systemd(self):
+        self.assertNotIn("--extra-packages", cx.mkrootfs_cmd("6.12.1"))
+        cmd = cx.mkrootfs_cmd("6.12.1", "systemd")
+        self.assertEqual(cmd[cmd.index("--extra-packages") + 1], "systemd")
+        self.assertEqual(cmd[cmd.index("--kver") + 1], "6.12.1")
+
+    def test_kernel_command_line_names_the_init(self):
+        paths = {k: f"/x/{k}" for k in ("qemu", "kernel", "initramfs", "rootfs")}
+
+        def append(**kw):
+            cmd = cx.qemu_cmdline(paths, self.tmp, "node1", 1, 2, [1, 2], 3, self.tmp, 1024,
+                                  "6.12", netfd=5, **kw)
+            return cmd[cmd.index("-append") + 1].split()
+        self.assertIn("cxlab.init=/cxlab/guest/init", append())
+        self.assertNotIn("net.ifnames=0", append())
+        words = append(init="systemd")
+        self.assertIn("cxlab.init=/cxlab/guest/init-systemd", words)
+        self.assertIn("net.ifnames=0", words)  # eth0 keeps its name for the init
+        for init in cx.INITS.values():
+            self.assertTrue(os.access(os.path.join(TOP, "scripts", "guest",
+                                                   os.path.basename(init)), os.X_OK), init)
+
+    def test_the_package_is_the_one_deb_make_deb_left(self):
+        saved = cx.DEB_DIR
+        self.addCleanup(setattr, cx, "DEB_DIR", saved)
+        cx.DEB_DIR = self.tmp
+        with self.assertRaises(cx.LabError) as e:
+            cx.package_deb(build=False)
+        self.assertIn("make deb", str(e.exception))
+        deb = os.path.join(self.tmp, "cxib-dkms_0.1.0_all.deb")
+        open(deb, "w").close()
+        open(os.path.join(self.tmp, "cxib_0.1.0.dsc"), "w").close()
+        self.assertEqual(cx.package_deb(build=False), deb)
+        open(os.path.join(self.tmp, "cxib-dkms_0.2.0_all.deb"), "w").close()
+        with self.assertRaises(cx.LabError):
+            cx.package_deb(build=False)  # which one? the lab does not guess
+
+    def test_scenario_line_asks_for_init_and_sm(self):
+        meta = cx.scenario_meta(self.scenario("# cxlab: nodes=2 timeout=90 init=systemd sm=none"))
+        self.assertEqual(meta, {"nodes": 2, "timeout": 90, "init": "systemd", "sm": "none"})
+        self.assertEqual(cx.scenario_meta(self.scenario("# cxlab: nodes=2")),
+                         {"nodes": 2, "timeout": 600})
+        with self.assertRaises(cx.LabError) as e:
+            cx.scenario_meta(self.scenario("# cxlab: init=upstart"))
+        self.assertIn("init=upstart", str(e.exception))
+        self.assertIn("systemd", str(e.exception))
+
+    def test_groups_keep_the_order_and_take_the_command_line_as_default(self):
+        jobs = [("a", "a.sh", {"nodes": 2}), ("p", "p.sh", {"nodes": 2, "init": "systemd",
+                                                              "sm": "none"}),
+                ("b", "b.sh", {"nodes": 1}), ("m", "m.sh", {"nodes": 1, "sm": "model"})]
+        groups = cx.lab_groups(jobs, {"init": "cxlab", "sm": "opensm"})
+        self.assertEqual([(p, [j[0] for j in js]) for p, js in groups],
+                         [({"init": "cxlab", "sm": "opensm"}, ["a", "b"]),
+                          ({"init": "systemd", "sm": "none"}, ["p"]),
+                          ({"init": "cxlab", "sm": "model"}, ["m"])])
+        # a scenario that asks for what the command line says shares its lab
+        groups = cx.lab_groups(jobs[:2], {"init": "systemd", "sm": "none"})
+        self.assertEqual(len(groups), 1)
+
+    def test_a_running_lab_of_another_kind_is_refused_with_what_to_do(self):
+        st = {"init": "cxlab", "sm": "opensm"}
+        jobs = [("a", "a.sh", {"nodes": 2}), ("p", "p.sh", {"init": "systemd", "sm": "none"})]
+        msg = cx.lab_mismatch(jobs, st)
+        self.assertIn("p needs a lab with --init systemd --sm none", msg)
+        self.assertIn("cxlab down", msg)
+        self.assertIsNone(cx.lab_mismatch(jobs[:1], st))
+        self.assertIsNone(cx.lab_mismatch(jobs[1:], {"init": "systemd", "sm": "none"}))
+        # a lab from before --init was a cxlab lab
+        self.assertIsNone(cx.lab_mismatch([("x", "x.sh", {"init": "cxlab"})], {"sm": "opensm"}))
+
+    def run_groups(self, boot_fails=False):
+        """cmd_run over a cxlab scenario and a systemd one with no lab up; lab_up, run_job
+        and lab_down_state are fakes that record what they were asked."""
+        import contextlib
+        import io
+        a = self.scenario("# cxlab: nodes=2", "a.sh")
+        p = self.scenario("# cxlab: nodes=2 init=systemd sm=none", "p.sh")
+        boots, downs, ran = [], [], []
+
+        def lab_up(args, n, what, results=None):
+            boots.append((args.init, args.sm, args.capture_sweep, results))
+            if boot_fails and args.init == "systemd":
+                raise cx.LabError("QEMU exited during boot")
+            res = results or os.path.join(self.tmp, "results")
+            return {"run": self.tmp, "kver": "6.12", "results": res, "sm": args.sm,
+                    "init": args.init,
+                    "nodes": [{"name": f"node{i}", "index": i, "addr": f"192.0.2.{i}"}
+                              for i in (1, 2)]}
+
+        def run_job(st, job, script, nodes, timeout, results):
+            ran.append((st["init"], os.path.basename(script), results))
+            return {n["name"]: {"rc": 0, "status": "pass", "seconds": 0.1, "output": None}
+                    for n in nodes}
+        saved = (cx.load_state, cx.lab_up, cx.run_job, cx.lab_down_state, cx.sm_bringup)
+        cx.load_state, cx.lab_up, cx.run_job = (lambda: None), lab_up, run_job
+        cx.lab_down_state = lambda st, quiet=False: downs.append(st["init"])
+        cx.sm_bringup = lambda st, results, what="sm": None
+        args = argparse.Namespace(scenarios=[a, p], script=None, timeout=None, node=None,
+                                  nodes=None, verbose=False, json=None, results=None,
+                                  init="cxlab", sm="opensm", capture_sweep="/x/sweep.pcap")
+        try:
+            with contextlib.redirect_stdout(io.StringIO()) as out:
+                rc = cx.cmd_run(args)
+        finally:
+            (cx.load_state, cx.lab_up, cx.run_job, cx.lab_down_state, cx.sm_bringup) = saved
+        return rc, boots, downs, ran, out.getvalue()
+
+    def test_run_boots_one_lab_per_kind_and_powers_each_off(self):
+        rc, boots, downs, ran, out = self.run_groups()
+        self.assertEqual(rc, 0)
+        top = os.path.join(self.tmp, "results")
+        self.assertEqual(boots, [("cxlab", "opensm", "/x/sweep.pcap", None),
+                                 ("systemd", "none", None,
+                                  os.path.join(top, "lab2-systemd-none"))])
+        self.assertEqual(downs, ["cxlab", "systemd"])
+        self.assertEqual(ran, [("cxlab", "a.sh", top),
+                               ("systemd", "p.sh", os.path.join(top, "lab2-systemd-none"))])
+        self.assertIn("4 passed, 0 failed", out)
+
+    def test_a_second_lab_that_does_not_boot_fails_its_scenarios_not_the_first(self):
+        rc, boots, downs, ran, out = self.run_groups(boot_fails=True)
+        self.assertEqual(rc, 1)
+        self.assertEqual([r[1] for r in ran], ["a.sh"])
+        self.assertEqual(downs, ["cxlab"])
+        self.assertIn("2 passed, 1 failed", out)
+        self.assertIn("lab did not boot", out)
+
+
+if __name__ == "__main__":
+    unittest.main()
