@@ -8,8 +8,10 @@ CXIB_CACHE ?= $(HOME)/.cache/cxib
 export CXIB_CACHE
 CXLAB := $(TOP)/scripts/cxlab
 QEMU_BIN := $(CXIB_CACHE)/bin/qemu-system-x86_64
+# package_boot asks for nodes that boot systemd (its "# cxlab:" line): cxlab run boots a
+# second lab for it after the others.
 E2E_SCENARIOS ?= smoke bringup sm sm_failover sm_partition kverbs pingpong perftest uverbs_neg \
-	uverbs_abuse ipoib rdma_cm nvmeof nvmeof_fail
+	uverbs_abuse ipoib rdma_cm nvmeof nvmeof_fail package_boot
 # make check boots its own lab, separate from one a developer may have up.
 CHECK_LAB_DIR := $(CXIB_CACHE)/lab-check
 

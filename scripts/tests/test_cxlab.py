@@ -508,6 +508,10 @@ class SystemdLab(unittest.TestCase):
         self.assertIn("init=upstart", str(e.exception))
         self.assertIn("systemd", str(e.exception))
 
+    def test_package_boot_asks_for_a_systemd_lab_without_an_sm(self):
+        meta = cx.scenario_meta(cx.find_scenario("package_boot"))
+        self.assertEqual((meta["init"], meta["sm"], meta["nodes"]), ("systemd", "none", 2))
+
     def test_groups_keep_the_order_and_take_the_command_line_as_default(self):
         jobs = [("a", "a.sh", {"nodes": 2}), ("p", "p.sh", {"nodes": 2, "init": "systemd",
                                                               "sm": "none"}),
