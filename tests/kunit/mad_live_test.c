@@ -326,6 +326,38 @@ static void subnset_sm_move_raises_sm_change(struct kunit *test)
 	ib_unregister_event_handler(&eh);
 }
 
+/*
+ * ib_modify_device(NODE_DESC), as rdma-ndd sets it through sysfs: the device's copy and the
+ * firmware SMA's NodeDescription both change (a directed-route query returns the new one);
+ * the old description is put back.  Other attributes: -EOPNOTSUPP.
+ */
+static void node_desc_reaches_the_sma(struct kunit *test)
+{
+	struct ml_ctx *c = test->priv;
+	struct ib_device_modify m = {};
+	char old[IB_DEVICE_NODE_DESC_MAX];
+	struct ib_smp *smp;
+	int ret;
+
+	memcpy(old, c->dev->node_desc, sizeof(old));
+	KUNIT_EXPECT_EQ(test, ib_modify_device(c->dev, IB_DEVICE_MODIFY_SYS_IMAGE_GUID, &m),
+			-EOPNOTSUPP);
+	strscpy(m.node_desc, "cxib kunit node description", sizeof(m.node_desc));
+	KUNIT_ASSERT_EQ(test, ib_modify_device(c->dev, IB_DEVICE_MODIFY_NODE_DESC, &m), 0);
+	KUNIT_EXPECT_STREQ(test, c->dev->node_desc, "cxib kunit node description");
+
+	ml_build_dr_local(c, IB_MGMT_METHOD_GET, be16_to_cpu(IB_SMP_ATTR_NODE_DESC));
+	ret = ml_process(c, 0, &c->wc);
+	KUNIT_EXPECT_EQ(test, ret, IB_MAD_RESULT_SUCCESS | IB_MAD_RESULT_REPLY);
+	smp = (struct ib_smp *)c->out;
+	KUNIT_EXPECT_EQ(test, be16_to_cpu(smp->status), be16_to_cpu(IB_SMP_DIRECTION));
+	KUNIT_EXPECT_EQ(test, memcmp(smp->data, m.node_desc, sizeof(m.node_desc)), 0);
+
+	memcpy(m.node_desc, old, sizeof(m.node_desc));
+	KUNIT_EXPECT_EQ(test, ib_modify_device(c->dev, IB_DEVICE_MODIFY_NODE_DESC, &m), 0);
+	KUNIT_EXPECT_EQ(test, memcmp(c->dev->node_desc, old, sizeof(old)), 0);
+}
+
 static struct kunit_case cxib_mad_live_cases[] = {
 	KUNIT_CASE(dr_nodeinfo_hop0_replies),
 	KUNIT_CASE(lid_portinfo_internal_matches_query_port),
@@ -334,6 +366,7 @@ static struct kunit_case cxib_mad_live_cases[] = {
 	KUNIT_CASE(local_trap_consumed),
 	KUNIT_CASE(pma_classportinfo_internal_replies),
 	KUNIT_CASE(subnset_sm_move_raises_sm_change),
+	KUNIT_CASE(node_desc_reaches_the_sma),
 	{}
 };
 

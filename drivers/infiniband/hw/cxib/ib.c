@@ -225,6 +225,29 @@ out:
 	return err;
 }
 
+/*
+ * ib_device_ops.modify_device: only the node description (what rdma-ndd and the sysfs
+ * node_desc file set).  The firmware's SMA answers NodeDescription queries from its copy,
+ * so the new description goes there first (ACCESS_REG NODE_DESC), as mlx5_ib does.
+ */
+static int cxib_modify_device(struct ib_device *ibdev, int mask, struct ib_device_modify *props)
+{
+	struct cxib_dev *dev = to_cxib_dev(ibdev);
+	int err;
+
+	if (mask & ~IB_DEVICE_MODIFY_NODE_DESC)
+		return -EOPNOTSUPP;
+	if (!(mask & IB_DEVICE_MODIFY_NODE_DESC))
+		return 0;
+	BUILD_BUG_ON(sizeof(props->node_desc) != CXIB_REG_NODE_DESC_LEN);
+	err = cxib_cmd_access_reg(dev, CXIB_ACCESS_REG_OP_MOD_WRITE, CXIB_REG_NODE_DESC, 0,
+				  props->node_desc, NULL, CXIB_REG_NODE_DESC_LEN);
+	if (err)
+		return err;
+	memcpy(ibdev->node_desc, props->node_desc, sizeof(ibdev->node_desc));
+	return 0;
+}
+
 static void cxib_get_dev_fw_str(struct ib_device *ibdev, char *str)
 {
 	struct cxib_dev *dev = to_cxib_dev(ibdev);
@@ -373,6 +396,7 @@ static const struct ib_device_ops cxib_dev_ops = {
 	.map_mr_sg = cxib_map_mr_sg,
 	.mmap = cxib_mmap,
 	.mmap_free = cxib_mmap_free,
+	.modify_device = cxib_modify_device,
 	.modify_port = cxib_modify_port,
 	.modify_qp = cxib_modify_qp,
 	.modify_srq = cxib_modify_srq,
