@@ -583,14 +583,23 @@ class SystemdLab(unittest.TestCase):
         self.assertEqual(downs, ["cxlab", "systemd"])
         self.assertEqual(ran, [("cxlab", "a.sh", top),
                                ("systemd", "p.sh", os.path.join(top, "lab2-systemd-none"))])
-        self.assertIn("4 passed, 0 failed", out)
+        self.assertIn("4 passed, 0 failed, 0 skipped", out)
+
+    def test_job_status_and_summary_count_skips_apart(self):
+        self.assertEqual(cx.job_status(0), "pass")
+        self.assertEqual(cx.job_status(cx.SKIP_RC), "skip")
+        self.assertEqual(cx.job_status(124), "timeout")
+        self.assertEqual(cx.job_status(1), "FAIL")
+        rows = [["a", "node1", "pass"], ["a", "node2", "skip"], ["b", "node1", "FAIL"],
+                ["b", "node2", "timeout"]]
+        self.assertEqual(cx.summary_line(rows), "1 passed, 2 failed, 1 skipped")
 
     def test_a_second_lab_that_does_not_boot_fails_its_scenarios_not_the_first(self):
         rc, boots, downs, ran, out = self.run_groups(boot_fails=True)
         self.assertEqual(rc, 1)
         self.assertEqual([r[1] for r in ran], ["a.sh"])
         self.assertEqual(downs, ["cxlab"])
-        self.assertIn("2 passed, 1 failed", out)
+        self.assertIn("2 passed, 1 failed, 0 skipped", out)
         self.assertIn("lab did not boot", out)
 
 
