@@ -129,15 +129,13 @@ for m in ib_uverbs rdma_ucm; do
 done
 check "rdma-hw.target is active" active rdma-hw.target
 check "rdma-ndd.service runs (udev wants it for $ib)" active rdma-ndd.service
-# rdma-ndd writes "<host name> <device>" into node_desc, through the driver's modify_device.
-if echo -n "$(cat "/sys/class/infiniband/$ib/node_desc")" 2>/dev/null \
-	>"/sys/class/infiniband/$ib/node_desc"; then
-	check "rdma-ndd set the node description to '$(hostname) $ib'" wait_for 10 bash -c \
-		"[ \"\$(cat /sys/class/infiniband/$ib/node_desc)\" = '$(hostname) $ib' ]"
-else
-	note "known gap: the node description cannot be set (EOPNOTSUPP: cxib has no" \
-		"modify_device), so rdma-ndd runs without effect: '$(cat "/sys/class/infiniband/$ib/node_desc")'"
-fi
+# rdma-ndd writes "<host name> <device>" into node_desc, through the driver's modify_device,
+# which hands it to the firmware's SMA too: what the subnet sees.
+want="$(hostname) $ib"
+check "rdma-ndd set the node description to '$want'" wait_for 10 bash -c \
+	"[ \"\$(cat /sys/class/infiniband/$ib/node_desc)\" = '$want' ]"
+check "the SMA answers NodeDescription '$want' (smpquery, directed route to itself)" \
+	bash -c "smpquery -C $ib -P 1 -D nodedesc 0 2>&1 | grep -qF '$want'"
 ibv_devinfo -d "$ib" >devinfo.txt 2>&1
 check "ibv_devinfo -d $ib (libibverbs, libmlx5)" has 'transport:[[:space:]]+InfiniBand' devinfo.txt
 systemctl --failed --plain --no-legend >failed.txt 2>&1
