@@ -11,7 +11,9 @@
  * - create_srq and the user index of CQE version 1;
  * - the page lists built from a DMA-mapped umem: 4 KiB entries of a queue, and the largest
  *   page size a user MR can use (2 MiB blocks of huge pages, 4 KiB when the I/O address and
- *   the memory disagree).
+ *   the memory disagree);
+ * - where a queue buffer starts in its first page: libmlx5's buffers from a parent domain's
+ *   allocator are aligned to their stride, not to a page (issue 13).
  */
 
 #include <kunit/test.h>
@@ -411,6 +413,46 @@ static void umem_mr_uses_huge_pages_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, pas[1], 0x91000);
 }
 
+/*
+ * A parent domain's allocator gives libmlx5 queue buffers aligned to the queue's stride
+ * (rdma-core mlx5_set_custom_qp_alignment()): each is accepted with its offset in 64-byte
+ * units; one that would let a WQE or CQE straddle two pages is refused.
+ */
+static void uq_buf_offset_stride_aligned_test(struct kunit *test)
+{
+	u8 off = 0xff;
+
+	/* libmlx5's own buffers: page aligned */
+	KUNIT_EXPECT_EQ(test, cxib_uq_buf_offset(0x7f0000002000, 64, &off), 0);
+	KUNIT_EXPECT_EQ(test, off, 0);
+	/* a small UD QP from the allocator: 64-byte aligned, 0x40 into its page */
+	KUNIT_EXPECT_EQ(test, cxib_uq_buf_offset(0x7f0000002040, 64, &off), 0);
+	KUNIT_EXPECT_EQ(test, off, 1);
+	/* an RQ stride of 128 bytes at a 128-byte boundary; the last unit of a page */
+	KUNIT_EXPECT_EQ(test, cxib_uq_buf_offset(0x7f0000002f80, 128, &off), 0);
+	KUNIT_EXPECT_EQ(test, off, 0xf80 / 64);
+	KUNIT_EXPECT_EQ(test, cxib_uq_buf_offset(0x55d0c0a3ffc0, 0, &off), 0);
+	KUNIT_EXPECT_EQ(test, off, 63);
+	/* SRQs of 32-byte and 128-byte WQEs off a page */
+	KUNIT_EXPECT_EQ(test, cxib_uq_buf_offset(0x55d0c0a3f240, 32, &off), 0);
+	KUNIT_EXPECT_EQ(test, off, 0x240 / 64);
+	KUNIT_EXPECT_EQ(test, cxib_uq_buf_offset(0x55d0c0a3f280, 128, &off), 0);
+	KUNIT_EXPECT_EQ(test, off, 0x280 / 64);
+	/* refused: a WQE of its stride would cross into the next page */
+	KUNIT_EXPECT_EQ(test, cxib_uq_buf_offset(0x7f0000002040, 128, &off), -EINVAL);
+	KUNIT_EXPECT_EQ(test, cxib_uq_buf_offset(0x7f0000002200, 1024, &off), -EINVAL);
+	/* a CQ asks for a whole page (libmlx5 page-aligns every CQ buffer) */
+	KUNIT_EXPECT_EQ(test, cxib_uq_buf_offset(0x7f0000002000, SZ_4K, &off), 0);
+	KUNIT_EXPECT_EQ(test, off, 0);
+	KUNIT_EXPECT_EQ(test, cxib_uq_buf_offset(0x7f0000002040, SZ_4K, &off), -EINVAL);
+	/* refused: not in whole 64-byte units of the context's page_offset, or none */
+	KUNIT_EXPECT_EQ(test, cxib_uq_buf_offset(0x7f0000002020, 32, &off), -EINVAL);
+	KUNIT_EXPECT_EQ(test, cxib_uq_buf_offset(0x7f0000002008, 0, &off), -EINVAL);
+	KUNIT_EXPECT_EQ(test, cxib_uq_buf_offset(0, 64, &off), -EINVAL);
+	/* a stride that is not a power of two is never an alignment */
+	KUNIT_EXPECT_EQ(test, cxib_uq_buf_offset(0x7f0000003000, 96, &off), -EINVAL);
+}
+
 static struct kunit_case cxib_uverbs_cases[] = {
 	KUNIT_CASE(ucq_check_sizes_test),
 	KUNIT_CASE(ucq_check_refuses_test),
@@ -420,6 +462,7 @@ static struct kunit_case cxib_uverbs_cases[] = {
 	KUNIT_CASE(uidx_check_test),
 	KUNIT_CASE(umem_queue_pas_test),
 	KUNIT_CASE(umem_mr_uses_huge_pages_test),
+	KUNIT_CASE(uq_buf_offset_stride_aligned_test),
 	{}
 };
 

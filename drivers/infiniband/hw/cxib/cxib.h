@@ -462,6 +462,9 @@ struct cxib_udb_page {
  * @db_dma: bus address of the doorbell record (the context's dbr_addr)
  * @uar: the firmware UAR whose doorbells the queue's owner rings
  * @uidx: the user index libmlx5 chose (CQE version 1), else CXIB_UIDX_NONE
+ * @page_offset: where the buffer starts in its first page, in the context's page_offset
+ *	units (64 bytes): libmlx5's buffers from a parent domain's allocator are only
+ *	aligned to the queue's stride
  *
  * The queue object's buf.dma / buf.npages and dbr.dma are set to @pas / @npas and @db_dma,
  * so that the kernel-object code builds its commands unchanged; buf.bufs and dbr.db stay
@@ -476,6 +479,7 @@ struct cxib_uq {
 	dma_addr_t db_dma;
 	u32 uar;
 	u32 uidx;
+	u8 page_offset;
 };
 
 /* ---- Verbs objects (pd.c, mr.c, cq.c) ------------------------------------------------------- */
@@ -1298,6 +1302,7 @@ void cxib_udb_unmap(struct cxib_ucontext *uctx, struct cxib_udb_page *page);
 int cxib_uq_pin(struct cxib_dev *dev, struct cxib_uq *uq, u64 buf_addr, size_t size,
 		u64 db_addr);
 void cxib_uq_free(struct cxib_dev *dev, struct cxib_uq *uq);
+int cxib_uq_buf_offset(u64 buf_addr, u32 stride, u8 *page_offset);
 
 /* uverbs.c: the user halves of create_cq / create_qp / create_srq (libmlx5's udata) */
 struct mlx5_ib_create_cq;

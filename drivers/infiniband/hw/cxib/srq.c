@@ -183,7 +183,8 @@ static int cxib_cmd_create_srq(struct cxib_dev *dev, struct cxib_srq *srq, u32 p
 	CXIB_SET(srqc, CXIB_SRQC_STATE, CXIB_SRQC_STATE_GOOD);
 	CXIB_SET(srqc, CXIB_SRQC_LOG_SRQ_SIZE, srq->log_size);
 	CXIB_SET(srqc, CXIB_SRQC_LOG_RQ_STRIDE, srq->log_stride - 4);
-	CXIB_SET(srqc, CXIB_SRQC_PAGE_OFFSET, 0);
+	/* a user SRQ's buffer starts where libmlx5 put it in its first page */
+	CXIB_SET(srqc, CXIB_SRQC_PAGE_OFFSET, srq->uq ? srq->uq->page_offset : 0);
 	CXIB_SET(srqc, CXIB_SRQC_LOG_PAGE_SIZE, 0);	/* 4 KiB pieces */
 	CXIB_SET(srqc, CXIB_SRQC_PD, pdn);
 	CXIB_SET64(srqc, CXIB_SRQC_DBR_ADDR, srq->dbr.dma);

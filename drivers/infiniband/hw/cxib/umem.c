@@ -11,9 +11,10 @@
  * the pages it pinned here.
  *
  * User queues (CQ, QP, SRQ buffers of libmlx5): pinned the same way and handed to the device
- * as a list of 4 KiB pages (PAS).  Their doorbell records live in pages libmlx5 shares
- * among the queues of a context; each such page is pinned once and reference counted per
- * context (struct cxib_udb_page), as mlx5 does.
+ * as a list of 4 KiB pages (PAS) and the offset of the buffer in the first one (a buffer
+ * from a parent domain's allocator need not start on a page).  Their doorbell records live
+ * in pages libmlx5 shares among the queues of a context; each such page is pinned once and
+ * reference counted per context (struct cxib_udb_page), as mlx5 does.
  */
 
 #include <linux/log2.h>
@@ -40,6 +41,8 @@
 #define CXIB_MR_MAX_CMD_MTT		32768
 /* A doorbell record: two big-endian dwords, naturally aligned, never across a page. */
 #define CXIB_UDB_ALIGN			8
+/* The unit of a queue context's page_offset with 4 KiB pages (log_page_size 0): 4 KiB / 64. */
+#define CXIB_UQ_OFFSET_UNIT		64
 
 /* Access flags a user MR may ask for; IB_ACCESS_OPTIONAL bits are hints and ignored. */
 #define CXIB_MR_ACCESS_SUPPORTED	(IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_WRITE | \
@@ -316,15 +319,42 @@ void cxib_udb_unmap(struct cxib_ucontext *uctx, struct cxib_udb_page *page)
 /* ---- User queue buffers ------------------------------------------------------------------ */
 
 /**
+ * cxib_uq_buf_offset() - where a user queue's buffer starts in its first page
+ * @buf_addr: user virtual address of the buffer
+ * @stride: the queue's largest WQE or CQE stride in bytes, a power of two
+ * @page_offset: set to the offset in the queue context's units (64 bytes)
+ *
+ * The device takes a queue buffer as 4 KiB pages and a start offset of whole 64-byte units
+ * in the first one.  libmlx5 page-aligns the buffers it allocates itself; a buffer from a
+ * parent domain's alloc callback is aligned only to what libmlx5 asks of the callback:
+ * for a QP the larger of its strides and 1/64 of the buffer's size rounded up to a power
+ * of two (rdma-core providers/mlx5 mlx5_set_custom_qp_alignment()).  An address aligned
+ * to the stride is what is required here, so that no WQE or CQE straddles two pages.
+ *
+ * Return: 0, or -EINVAL for a NULL address or one not aligned to @stride and 64 bytes.
+ */
+int cxib_uq_buf_offset(u64 buf_addr, u32 stride, u8 *page_offset)
+{
+	u32 align = max_t(u32, stride, CXIB_UQ_OFFSET_UNIT);
+
+	if (!buf_addr || !is_power_of_2(align) || !IS_ALIGNED(buf_addr, align))
+		return -EINVAL;
+	*page_offset = (buf_addr & (CXIB_ADAPTER_PAGE_SIZE - 1)) / CXIB_UQ_OFFSET_UNIT;
+	return 0;
+}
+
+/**
  * cxib_uq_pin() - pin a user queue's buffer and doorbell record
  * @dev: the device
  * @uq: the queue's user memory; @uq->uctx set by the caller, the rest is filled in
- * @buf_addr: user virtual address of the buffer, page aligned
+ * @buf_addr: user virtual address of the buffer, aligned to the queue's stride (checked
+ *	by the caller with cxib_uq_buf_offset())
  * @size: its size in bytes, as the queue's geometry says (already checked against the
  *	device's limits by the caller)
  * @db_addr: user virtual address of the doorbell record
  *
- * The device gets the buffer as a list of 4 KiB pages starting at page offset 0.  Sleeps.
+ * The device gets the buffer as the list of the 4 KiB pages it touches and its offset in
+ * the first (@uq->page_offset).  Sleeps.
  *
  * Return: 0, -EINVAL for a misaligned address or empty buffer, or the error of pinning.
  */
@@ -334,7 +364,8 @@ int cxib_uq_pin(struct cxib_dev *dev, struct cxib_uq *uq, u64 buf_addr, size_t s
 	size_t npas;
 	int err;
 
-	if (!size || !buf_addr || !PAGE_ALIGNED(buf_addr) || buf_addr > ULONG_MAX)
+	if (!size || buf_addr > ULONG_MAX ||
+	    cxib_uq_buf_offset(buf_addr, CXIB_UQ_OFFSET_UNIT, &uq->page_offset))
 		return -EINVAL;
 	/* The device writes CQEs and reads WQEs: pin for writing. */
 	uq->umem = ib_umem_get(&dev->ibdev, buf_addr, size, IB_ACCESS_LOCAL_WRITE);

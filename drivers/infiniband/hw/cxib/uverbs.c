@@ -159,7 +159,7 @@ int cxib_ucq_create(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 	struct mlx5_ib_create_cq ucmd = {};
 	struct cxib_cqc cqc = {};
 	struct cxib_uq *uq;
-	u8 cqe_sz, log_size;
+	u8 cqe_sz, log_size, page_offset;
 	size_t bytes;
 	int err;
 
@@ -173,6 +173,13 @@ int cxib_ucq_create(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 	if (err)
 		return err;
 	err = cxib_ucq_check(&dev->caps, &ucmd, attr->cqe, &cqe_sz, &log_size, &bytes);
+	if (err)
+		return err;
+	/*
+	 * libmlx5 asks for a page-aligned CQ buffer, even from a parent domain's allocator
+	 * (mlx5_alloc_cq_buf()): a CQ off a page is refused.
+	 */
+	err = cxib_uq_buf_offset(ucmd.buf_addr, CXIB_ADAPTER_PAGE_SIZE, &page_offset);
 	if (err)
 		return err;
 
@@ -337,6 +344,7 @@ int cxib_uqp_init(struct cxib_qp *qp, struct ib_qp_init_attr *attr, struct ib_ud
 	struct cxib_uq *uq;
 	size_t bytes;
 	u32 uidx;
+	u8 page_offset;
 	int err;
 
 	if (udata->outlen < CXIB_UQP_RESP_MIN_LEN)
@@ -345,6 +353,11 @@ int cxib_uqp_init(struct cxib_qp *qp, struct ib_qp_init_attr *attr, struct ib_ud
 	if (err)
 		return err;
 	err = cxib_uqp_check(&dev->caps, &ucmd, attr, &bytes);
+	if (err)
+		return err;
+	/* RQ WQEs of their stride, then the SQ's 64-byte basic blocks */
+	err = cxib_uq_buf_offset(ucmd.buf_addr, ucmd.rq_wqe_count ? BIT(ucmd.rq_wqe_shift) : 0,
+				 &page_offset);
 	if (err)
 		return err;
 	err = cxib_uidx_check(uctx->cqe_version, ucmd.uidx, &uidx);
@@ -389,7 +402,8 @@ int cxib_uqp_init(struct cxib_qp *qp, struct ib_qp_init_attr *attr, struct ib_ud
 /**
  * cxib_uqp_fill_qpc() - the user QP's part of its CREATE_QP context
  * @qp: a QP cxib_uqp_init() set up
- * @qpc: the context create_qp built; the UAR, the user index and the SQ presence are set
+ * @qpc: the context create_qp built; the UAR, the user index, the buffer's offset in its
+ *	first page and the SQ presence are set
  *
  * The QP rings its send doorbells through the context's UAR of its bfreg; it posts no
  * fast-registration UMRs (it has no kernel keys to register into), and with CQE version 1
@@ -398,6 +412,7 @@ int cxib_uqp_init(struct cxib_qp *qp, struct ib_qp_init_attr *attr, struct ib_ud
 void cxib_uqp_fill_qpc(const struct cxib_qp *qp, struct cxib_qpc *qpc)
 {
 	CXIB_SET(qpc, CXIB_QPC_UAR_PAGE, qp->uq->uar);
+	CXIB_SET(qpc, CXIB_QPC_PAGE_OFFSET, qp->uq->page_offset);
 	CXIB_SET(qpc, CXIB_QPC_FRE, 0);
 	if (qp->uq->uidx != CXIB_UIDX_NONE)
 		CXIB_SET(qpc, CXIB_QPC_USER_INDEX, qp->uq->uidx);
@@ -463,6 +478,7 @@ int cxib_usrq_init(struct cxib_srq *srq, struct ib_srq_init_attr *attr, struct i
 	struct mlx5_ib_create_srq ucmd = {};
 	struct cxib_uq *uq;
 	u32 uidx;
+	u8 page_offset;
 	int err;
 
 	if (udata->outlen < CXIB_USRQ_RESP_MIN_LEN)
@@ -482,6 +498,9 @@ int cxib_usrq_init(struct cxib_srq *srq, struct ib_srq_init_attr *attr, struct i
 		return err;
 	srq->max_gs = (BIT(srq->log_stride) - sizeof(struct cxib_wqe_srq_next_seg)) /
 		      sizeof(struct cxib_wqe_data_seg);
+	err = cxib_uq_buf_offset(ucmd.buf_addr, BIT(srq->log_stride), &page_offset);
+	if (err)
+		return err;
 
 	uq = kzalloc(sizeof(*uq), GFP_KERNEL);
 	if (!uq)
