@@ -13,7 +13,8 @@
  *   page size a user MR can use (2 MiB blocks of huge pages, 4 KiB when the I/O address and
  *   the memory disagree);
  * - where a queue buffer starts in its first page: libmlx5's buffers from a parent domain's
- *   allocator are aligned to their stride, not to a page (issue 13).
+ *   allocator are aligned to their stride, not to a page (issue 13);
+ * - the answer to an mmap of a feature cxib does not have (mlx5dv_devx_alloc_uar()).
  */
 
 #include <kunit/test.h>
@@ -453,6 +454,39 @@ static void uq_buf_offset_stride_aligned_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, cxib_uq_buf_offset(0x7f0000003000, 96, &off), -EINVAL);
 }
 
+/* mmap offsets libmlx5 computes: command << 8 | index (in pages) */
+#define MMAP_PGOFF(cmd, idx)	((unsigned long)(cmd) << 8 | (idx))
+
+/*
+ * An mmap at an offset cxib did not offer: a bad UAR index is -EINVAL, as is the
+ * contiguous-pages command (libmlx5 falls back on -EINVAL); the commands of features cxib
+ * lacks (the dynamic UAR of mlx5dv_devx_alloc_uar(), clocks, device memory) answer
+ * -EOPNOTSUPP, which libmlx5 passes on to its caller as "not supported".
+ */
+static void mmap_unknown_offset_errno_test(struct kunit *test)
+{
+	KUNIT_EXPECT_EQ(test, cxib_mmap_unknown_err(MMAP_PGOFF(MLX5_IB_MMAP_REGULAR_PAGE, 7)),
+			-EINVAL);
+	KUNIT_EXPECT_EQ(test, cxib_mmap_unknown_err(MMAP_PGOFF(MLX5_IB_MMAP_WC_PAGE, 255)),
+			-EINVAL);
+	KUNIT_EXPECT_EQ(test, cxib_mmap_unknown_err(MMAP_PGOFF(MLX5_IB_MMAP_NC_PAGE, 1)),
+			-EINVAL);
+	KUNIT_EXPECT_EQ(test,
+			cxib_mmap_unknown_err(MMAP_PGOFF(MLX5_IB_MMAP_GET_CONTIGUOUS_PAGES, 12)),
+			-EINVAL);
+	/* mlx5dv_devx_alloc_uar() / thread domains: UAR 0 of the dynamic range */
+	KUNIT_EXPECT_EQ(test, cxib_mmap_unknown_err(MMAP_PGOFF(MLX5_IB_MMAP_ALLOC_WC, 0)),
+			-EOPNOTSUPP);
+	KUNIT_EXPECT_EQ(test, cxib_mmap_unknown_err(MMAP_PGOFF(MLX5_IB_MMAP_CORE_CLOCK, 0)),
+			-EOPNOTSUPP);
+	KUNIT_EXPECT_EQ(test, cxib_mmap_unknown_err(MMAP_PGOFF(MLX5_IB_MMAP_CLOCK_INFO, 0)),
+			-EOPNOTSUPP);
+	KUNIT_EXPECT_EQ(test, cxib_mmap_unknown_err(MMAP_PGOFF(MLX5_IB_MMAP_DEVICE_MEM, 3)),
+			-EOPNOTSUPP);
+	/* offsets of the rdma_user_mmap_entry kind (mlx5_ib's newer objects) */
+	KUNIT_EXPECT_EQ(test, cxib_mmap_unknown_err(MMAP_PGOFF(0x12, 0x34)), -EOPNOTSUPP);
+}
+
 static struct kunit_case cxib_uverbs_cases[] = {
 	KUNIT_CASE(ucq_check_sizes_test),
 	KUNIT_CASE(ucq_check_refuses_test),
@@ -463,6 +497,7 @@ static struct kunit_case cxib_uverbs_cases[] = {
 	KUNIT_CASE(umem_queue_pas_test),
 	KUNIT_CASE(umem_mr_uses_huge_pages_test),
 	KUNIT_CASE(uq_buf_offset_stride_aligned_test),
+	KUNIT_CASE(mmap_unknown_offset_errno_test),
 	{}
 };
 

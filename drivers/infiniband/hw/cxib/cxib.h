@@ -1283,6 +1283,7 @@ int cxib_alloc_ucontext(struct ib_ucontext *ibuctx, struct ib_udata *udata);
 void cxib_dealloc_ucontext(struct ib_ucontext *ibuctx);
 void cxib_disassociate_ucontext(struct ib_ucontext *ibuctx);
 int cxib_mmap(struct ib_ucontext *ibuctx, struct vm_area_struct *vma);
+int cxib_mmap_unknown_err(unsigned long pgoff);
 void cxib_mmap_free(struct rdma_user_mmap_entry *entry);
 
 /* umr.c: the driver's UMR QP */

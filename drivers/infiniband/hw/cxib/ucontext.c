@@ -14,7 +14,10 @@
  * and NC pages are mapped uncached, WC pages write-combining.
  *
  * DEVX (raw firmware commands from user space) and dynamically allocated UARs are not
- * supported; libmlx5 falls back to a context without them.
+ * supported; libmlx5 falls back to a context without them.  The mmap commands of those
+ * features (MLX5_IB_MMAP_ALLOC_WC: the UAR of mlx5dv_devx_alloc_uar() and of thread
+ * domains; the clock pages; device memory) fail with -EOPNOTSUPP, which libmlx5 hands to
+ * its caller as errno, the way mlx5_ib answers a context without DEVX.
  */
 
 #include <linux/cache.h>
@@ -62,6 +65,29 @@ static struct cxib_uar_mmap *to_cxib_uar_mmap(struct rdma_user_mmap_entry *entry
 static u32 cxib_uar_mmap_pgoff(u8 cmd, unsigned int idx)
 {
 	return (u32)cmd << CXIB_MMAP_CMD_SHIFT | idx;
+}
+
+/**
+ * cxib_mmap_unknown_err() - the error of an mmap at an offset cxib did not offer
+ * @pgoff: the mapping's page offset (command << 8 | index, upstream's encoding)
+ *
+ * A UAR page command (REGULAR, WC, NC) with an index the context does not have is a bad
+ * argument; so is GET_CONTIGUOUS_PAGES, whose -EINVAL libmlx5 takes as "not supported"
+ * and falls back from.  Every other command is a feature cxib does not offer.
+ *
+ * Return: -EINVAL or -EOPNOTSUPP.
+ */
+int cxib_mmap_unknown_err(unsigned long pgoff)
+{
+	switch (pgoff >> CXIB_MMAP_CMD_SHIFT) {
+	case MLX5_IB_MMAP_REGULAR_PAGE:
+	case MLX5_IB_MMAP_WC_PAGE:
+	case MLX5_IB_MMAP_NC_PAGE:
+	case MLX5_IB_MMAP_GET_CONTIGUOUS_PAGES:
+		return -EINVAL;
+	default:
+		return -EOPNOTSUPP;
+	}
 }
 
 /* Remove the mmap offsets of the context's first @n UARs (mappings keep their entries). */
@@ -244,7 +270,8 @@ void cxib_disassociate_ucontext(struct ib_ucontext *ibuctx)
  * @ibuctx: the context
  * @vma: one page, shared, at an offset cxib_alloc_ucontext() offered
  *
- * Return: 0, or -EINVAL for an offset (or size) not offered.
+ * Return: 0, -EINVAL for a UAR offset (or size) not offered, -EOPNOTSUPP for the offset
+ * of a feature cxib does not have (cxib_mmap_unknown_err()).
  */
 int cxib_mmap(struct ib_ucontext *ibuctx, struct vm_area_struct *vma)
 {
@@ -256,7 +283,7 @@ int cxib_mmap(struct ib_ucontext *ibuctx, struct vm_area_struct *vma)
 	/* NULL unless shared and exactly the entry's size. */
 	entry = rdma_user_mmap_entry_get(ibuctx, vma);
 	if (!entry)
-		return -EINVAL;
+		return cxib_mmap_unknown_err(vma->vm_pgoff);
 	m = to_cxib_uar_mmap(entry);
 	if (m->cmd == MLX5_IB_MMAP_WC_PAGE)
 		prot = pgprot_writecombine(vma->vm_page_prot);
