@@ -79,3 +79,25 @@ uabuse: $(UABUSE_BIN)
 kmod-path: $(UABUSE_BIN)
 check-build: uabuse
 .PHONY: uabuse
+
+# ustock (tests/e2e/ustock): what the stock libibverbs + libmlx5 do on their own (parent
+# domain allocators, MLX_*_ALLOC_TYPE=PREFER_HUGE, mlx5dv_devx_alloc_uar()), for the
+# stock_lib case of uverbs_neg.  Linked against the guest's own shared rdma-core 44
+# libraries, so it needs their headers on the host (libibverbs-dev); without them it is not
+# built and the case skips.  cxlab takes it to the guests as /cxlab/bin/ustock.
+USTOCK_SRC := $(TOP)/tests/e2e/ustock/ustock.c
+USTOCK_BIN := $(TOP)/build/ustock/ustock
+
+$(USTOCK_BIN): $(USTOCK_SRC)
+	@mkdir -p $(@D)
+	@$(CC) -std=gnu11 -O2 -Wall -Wextra -Werror -o $@ $< -libverbs -lmlx5
+
+ifneq ($(wildcard /usr/include/infiniband/mlx5dv.h),)
+ustock: $(USTOCK_BIN)
+kmod-path: $(USTOCK_BIN)
+check-build: ustock
+else
+ustock:
+	@echo "ustock: no <infiniband/mlx5dv.h> (package libibverbs-dev): not built"
+endif
+.PHONY: ustock

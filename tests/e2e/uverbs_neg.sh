@@ -30,6 +30,15 @@
 #                       destroyed with outstanding WRs), no QP left;
 #   client_killed-rmmod and the driver unloaded right after, reloaded, port ACTIVE again;
 #   client_killed-peer  the server is stopped (perftest has no way to notice)
+#   stock_lib           what the stock libibverbs + libmlx5 do on their own (issue 13):
+#                       tests/e2e/ustock on each node's own device (loopback): QPs and SRQs
+#                       of a parent domain whose alloc/free callbacks give the queue
+#                       buffers and doorbell records (at the alignment libmlx5 asks for,
+#                       exactly that, and only 64 bytes), MLX_*_ALLOC_TYPE=PREFER_HUGE,
+#                       mlx5dv_devx_alloc_uar() answering a UAR or EOPNOTSUPP; each followed
+#                       by UD traffic with the payload compared, in one process (no crash).
+#                       Skips without /cxlab/bin/ustock (built only where the host has
+#                       libibverbs-dev; cxlab copies build/ustock/ustock), or on rxe
 # A bad rkey proper (an rkey that names no MR) needs a program that posts its own WRs;
 # perftest always uses the peer's real rkey.  kverbs covers it for kernel verbs
 # (IB_WC_REM_ACCESS_ERR); for userspace it needs a helper built against libibverbs (the
@@ -70,6 +79,26 @@ verdict_client() { # CASE SECONDS: from $c.rc / $c.out on the client
 		e2e_result "$c" FAIL "no verdict from the client" "$secs"
 	fi
 }
+
+# --- stock_lib: the stock libmlx5's own allocations and dv calls, on this node's device ---
+if e2e_wanted stock_lib; then
+	t0=$SECONDS
+	if [ "${DEV#cxib}" = "$DEV" ]; then
+		e2e_result stock_lib skip "libmlx5 cases, $DEV is not cxib" 0
+	elif [ ! -x /cxlab/bin/ustock ]; then
+		e2e_result stock_lib skip "no /cxlab/bin/ustock (make kmod-path builds build/ustock/ustock with libibverbs-dev; cxlab copies it)" 0
+	else
+		timeout 60 /cxlab/bin/ustock "$DEV" >stock_lib.out 2>&1
+		rc=$?
+		if [ "$rc" = 0 ] && grep -Eq '^ustock: [1-9][0-9]* passed, 0 failed$' stock_lib.out; then
+			e2e_result stock_lib pass "$(tail -n 1 stock_lib.out)" $((SECONDS - t0))
+		else
+			why=$(e2e_rcword "$rc")
+			[ "$rc" -gt 128 ] && [ "$rc" != 137 ] && why="killed by signal $((rc - 128))"
+			e2e_result stock_lib FAIL "ustock $why: $(grep -m 3 '^FAIL' stock_lib.out | tr -s ' ' | tr '\n' ';' | cut -c1-200)" $((SECONDS - t0))
+		fi
+	fi
+fi
 
 # --- remote access error: an RDMA op against a buffer registered without that right ---
 if [ "${E2E_DEVICE:-}" = rxe ]; then
