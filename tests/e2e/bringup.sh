@@ -7,17 +7,8 @@
 # stock libmlx5), rdma dev/link (netlink), ibstat (libibumad, sysfs).  The device goes and
 # comes back cleanly with the module, twice, with no error, WARN, BUG or lockdep report.
 set -u
-fail=0
-check() { # check "what" command...
-	local what=$1
-	shift
-	if "$@"; then
-		echo "ok   $what"
-	else
-		echo "FAIL $what"
-		fail=1
-	fi
-}
+# shellcheck source=check.sh
+. /cxlab/e2e/check.sh
 has() { grep -qE "$1" "$2"; } # has REGEX FILE
 
 dev=$(lspci -D -n -d 15b3:1013 | awk 'NR==1 {print $1}')

@@ -23,17 +23,8 @@
 #   KVERBS_PARAMS="..."   more module parameters for both sides (e.g. max_size=65536
 #                         wc_timeout_ms=30000 mlid=0xc001)
 set -u
-fail=0
-check() { # check "what" command...
-	local what=$1
-	shift
-	if "$@"; then
-		echo "ok   $what"
-	else
-		echo "FAIL $what"
-		fail=1
-	fi
-}
+# shellcheck source=check.sh
+. /cxlab/e2e/check.sh
 
 ko=/cxlab/modules/$(uname -r)/kverbs.ko
 mode=${KVERBS_DEVICE:-cxib_0}

@@ -18,19 +18,8 @@
 # ID_RDMA_INFINIBAND, and ib_ipoib and ib_umad stay unloaded; with it installed again they
 # are loaded again.
 set -u
-npass=0
-nfail=0
-check() { # check "what" command...
-	local what=$1
-	shift
-	if "$@"; then
-		echo "ok   $what"
-		npass=$((npass + 1))
-	else
-		echo "FAIL $what"
-		nfail=$((nfail + 1))
-	fi
-}
+# shellcheck source=check.sh
+. /cxlab/e2e/check.sh
 has() { grep -qE -- "$1" "$2"; } # has REGEX FILE
 note() { echo "     $*"; }
 t0=$SECONDS

@@ -93,17 +93,8 @@ sm_wait_active() {
 	return 1
 }
 
-fail=0
-check() {
-	local what=$1
-	shift
-	if "$@"; then
-		echo "ok   $what"
-	else
-		echo "FAIL $what"
-		fail=1
-	fi
-}
+# shellcheck source=check.sh
+. /cxlab/e2e/check.sh
 has() { grep -qE "$1" "$2"; }
 wait_file() {
 	local i

@@ -7,17 +7,8 @@
 # the module tree (modinfo), and it unloads and reloads cleanly (rmmod, modprobe) with no
 # WARN/BUG in the kernel log.
 set -u
-fail=0
-check() { # check "what" command...
-	local what=$1
-	shift
-	if "$@"; then
-		echo "ok   $what"
-	else
-		echo "FAIL $what"
-		fail=1
-	fi
-}
+# shellcheck source=check.sh
+. /cxlab/e2e/check.sh
 
 dev=$(lspci -D -n -d 15b3:1013 | awk 'NR==1 {print $1}')
 lspci -nn >lspci.txt

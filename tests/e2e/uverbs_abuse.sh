@@ -9,17 +9,8 @@
 # device must still work for libmlx5 (ibv_devinfo) with no WARN/BUG/Oops in the kernel log.
 # Every node runs it on its own cxib_0.  The driver data is mlx5's, so E2E_DEVICE=rxe skips.
 set -u
-fail=0
-check() { # check "what" command...
-	local what=$1
-	shift
-	if "$@"; then
-		echo "ok   $what"
-	else
-		echo "FAIL $what"
-		fail=1
-	fi
-}
+# shellcheck source=check.sh
+. /cxlab/e2e/check.sh
 
 if [ "${E2E_DEVICE:-}" = rxe ]; then
 	echo "skip uverbs_abuse: mlx5 driver data, nothing to run on rxe"
