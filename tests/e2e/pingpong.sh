@@ -11,9 +11,12 @@
 # line), results.txt and results.json on each node.
 #
 # rc_pingpong-c-large-mr: one 160 MiB message each way (-c -n 1) in a buffer registered in
-# 4 KiB pages (transparent huge pages off): 40960 translation entries, more than one
-# CREATE_MKEY carries, so cxib loads the table through its UMR QP.  The driver's debug line
-# for the MR (dynamic debug) must show the 40960 pages; on rxe that check is not made.
+# 4 KiB pages: 40960 translation entries, more than one CREATE_MKEY carries, so cxib loads
+# the table through its UMR QP.  4 KiB pages are made sure of: transparent huge pages off,
+# and `ustock --fragment 64` holds every other page of 64 MiB while the tools allocate, so
+# their buffers start in scattered single pages (a fresh guest otherwise gives physically
+# contiguous runs, and the driver then maps in 16 KiB pages or larger).  The driver's debug
+# line for the MR (dynamic debug) must show the 40960 pages; on rxe that is not checked.
 #
 # Host switches: E2E_DEVICE=rxe (Soft-RoCE, no HCA model), E2E_DEVICE=<dev>,
 # E2E_CASES="rc_pingpong-c-s2 ..." (a subset), E2E_PP_ITERS (default 50).
@@ -71,6 +74,12 @@ if e2e_wanted "$c"; then
 	ddc=/sys/kernel/debug/dynamic_debug/control
 	[ -e $ddc ] || mount -t debugfs none /sys/kernel/debug 2>/dev/null
 	[ "$DEV" = cxib_0 ] && echo 'file umem.c +p' >$ddc
+	frag=
+	if [ -x /cxlab/bin/ustock ]; then
+		/cxlab/bin/ustock --fragment 64 >fragment.txt 2>&1 &
+		frag=$!
+		for _ in $(seq 50); do grep -q fragmented fragment.txt && break; sleep 0.1; done
+	fi
 	port=$((port + 1))
 	cmd=(ibv_rc_pingpong -d "$DEV" -i 1 "${gopt[@]}" -n 1 -s $large -p "$port" -c)
 	t0=$SECONDS
@@ -83,6 +92,7 @@ if e2e_wanted "$c"; then
 			e2e_result "$c-umr" FAIL "no 40960-page user MR in the driver's debug log: $(dmesg | grep 'user MR' | tail -1)"
 		fi
 	fi
+	[ -n "$frag" ] && kill "$frag" 2>/dev/null && wait "$frag" 2>/dev/null
 	[ "$DEV" = cxib_0 ] && echo 'file umem.c -p' >$ddc
 	[ -n "$thp_was" ] && echo "$thp_was" >$thp
 fi

@@ -20,6 +20,9 @@
  *                    libmlx5's users take as "not supported"), and traffic still works
  *
  *	ustock [cxib_0]		(USTOCK_VERBOSE=1: print the allocator's calls)
+ *	ustock --fragment MIB	hold every other page of MIB MiB until killed: the memory
+ *				allocated meanwhile comes in single scattered pages (the
+ *				pingpong scenario's large MR then needs 4 KiB translations)
  *
  * Built on the host against libibverbs-dev (mk/kverbs.mk), run in the lab guests with their
  * own rdma-core 44 libraries by the uverbs_neg scenario (case stock_lib).
@@ -33,6 +36,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/mman.h>
 #include <infiniband/verbs.h>
 #include <infiniband/mlx5dv.h>
 
@@ -375,6 +379,37 @@ static void case_devx_uar(struct ibv_context *ctx, struct ibv_pd *pd)
 	case_plain(ctx, pd, "devx_uar-after");
 }
 
+/*
+ * Touch @mib MiB, then give every other page back: each page freed has its buddy still in
+ * use, so the kernel keeps them as single free pages and hands them out first.  Prints
+ * "fragmented" and waits to be killed.
+ */
+static int fragment(const char *mib)
+{
+	long pg = sysconf(_SC_PAGESIZE);
+	size_t len = (size_t)strtoul(mib, NULL, 0) << 20, off;
+	char *p;
+
+	if (!len || pg <= 0)
+		return 2;
+	p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (p == MAP_FAILED) {
+		printf("FAIL mmap %zu bytes: %s\n", len, strerror(errno));
+		return 1;
+	}
+	madvise(p, len, MADV_NOHUGEPAGE);
+	memset(p, 0x5a, len);
+	for (off = 0; off < len; off += 2 * (size_t)pg)
+		if (madvise(p + off, (size_t)pg, MADV_DONTNEED)) {
+			printf("FAIL madvise: %s\n", strerror(errno));
+			return 1;
+		}
+	printf("fragmented\n");
+	fflush(stdout);
+	for (;;)
+		pause();
+}
+
 int main(int argc, char **argv)
 {
 	struct ibv_device **list;
@@ -382,6 +417,8 @@ int main(int argc, char **argv)
 	struct ibv_pd *pd;
 	int i, n;
 
+	if (argc > 2 && !strcmp(argv[1], "--fragment"))
+		return fragment(argv[2]);
 	if (argc > 1)
 		devname = argv[1];
 	setvbuf(stdout, NULL, _IOLBF, 0);
