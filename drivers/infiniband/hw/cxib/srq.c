@@ -182,7 +182,8 @@ static int cxib_cmd_create_srq(struct cxib_dev *dev, struct cxib_srq *srq, u32 p
 	CXIB_SET(in, CXIB_CMD_IN_OPCODE, CXIB_CMD_OP_CREATE_SRQ);
 	CXIB_SET(srqc, CXIB_SRQC_STATE, CXIB_SRQC_STATE_GOOD);
 	CXIB_SET(srqc, CXIB_SRQC_LOG_SRQ_SIZE, srq->log_size);
-	CXIB_SET(srqc, CXIB_SRQC_LOG_RQ_STRIDE, srq->log_stride - 4);
+	/* the stride in 16-byte units, log2, as the QP's RQ stride is encoded */
+	CXIB_SET(srqc, CXIB_SRQC_LOG_RQ_STRIDE, srq->log_stride - ilog2(CXIB_WQE_DS_SIZE));
 	/* a user SRQ's buffer starts where libmlx5 put it in its first page */
 	CXIB_SET(srqc, CXIB_SRQC_PAGE_OFFSET, srq->uq ? srq->uq->page_offset : 0);
 	CXIB_SET(srqc, CXIB_SRQC_LOG_PAGE_SIZE, 0);	/* 4 KiB pieces */
