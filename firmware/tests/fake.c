@@ -134,6 +134,7 @@ static unsigned int cable_queued_from(const struct fake_cable *c, unsigned int e
 static bool cable_enqueue(struct fake_cable *c, unsigned int to, const void *pkt, size_t len)
 {
 	struct fake_cable_pkt *q;
+	unsigned int n;
 
 	if (c->nq == FAKE_CABLE_MAX_QUEUED) {
 		c->overflow++;
@@ -150,8 +151,9 @@ static bool cable_enqueue(struct fake_cable *c, unsigned int to, const void *pkt
 	q->to = to;
 	q->due = c->round + c->delay_rounds;
 	c->nq++;
-	if (cable_queued_from(c, !to) > c->max_queued[!to])
-		c->max_queued[!to] = cable_queued_from(c, !to);
+	n = cable_queued_from(c, !to);
+	if (n > c->max_queued[!to])
+		c->max_queued[!to] = n;
 	return true;
 }
 

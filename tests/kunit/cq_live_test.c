@@ -247,6 +247,45 @@ static int cq_live_post_recvs(struct ib_qp *qp, int n)
 }
 
 /*
+ * An RC QP of @pd on @ibcq, moved to the error state: each receive posted to it is then
+ * flushed with an error CQE, which is how these cases make completions without a peer.
+ * RESET -> ERR is not a transition (ib_modify_qp_is_ok()), so it goes through INIT.
+ * Returns the QP, or an ERR_PTR after a failed expectation, with nothing left behind.
+ */
+static struct ib_qp *cq_live_err_qp(struct kunit *test, struct ib_pd *pd, struct ib_cq *ibcq,
+				    u32 max_recv_wr)
+{
+	struct ib_qp_init_attr ia = {
+		.qp_type = IB_QPT_RC,
+		.sq_sig_type = IB_SIGNAL_REQ_WR,
+		.send_cq = ibcq,
+		.recv_cq = ibcq,
+		.cap = { .max_send_wr = 1, .max_recv_wr = max_recv_wr, .max_send_sge = 1,
+			 .max_recv_sge = 1 },
+	};
+	struct ib_qp_attr qi = { .qp_state = IB_QPS_INIT, .port_num = 1 };
+	struct ib_qp_attr qa = { .qp_state = IB_QPS_ERR };
+	struct ib_qp *qp;
+	int err;
+
+	qp = ib_create_qp(pd, &ia);
+	if (IS_ERR(qp)) {
+		KUNIT_FAIL(test, "ib_create_qp: %ld", PTR_ERR(qp));
+		return qp;
+	}
+	err = ib_modify_qp(qp, &qi, IB_QP_STATE | IB_QP_PKEY_INDEX | IB_QP_PORT |
+			   IB_QP_ACCESS_FLAGS);
+	if (!err)
+		err = ib_modify_qp(qp, &qa, IB_QP_STATE);
+	if (err) {
+		KUNIT_FAIL(test, "ib_modify_qp to INIT, then ERR: %d", err);
+		KUNIT_EXPECT_EQ(test, ib_destroy_qp(qp), 0);
+		return ERR_PTR(err);
+	}
+	return qp;
+}
+
+/*
  * rdma_set_cq_moderation (ib_device_ops.modify_cq): with max_count 4 (no timer) an armed
  * CQ raises no event for 1..3 CQEs and one at the 4th; with a count that is never reached,
  * the period fires it; a count that holds the event back is released by turning
@@ -254,14 +293,6 @@ static int cq_live_post_recvs(struct ib_qp *qp, int n)
  */
 static void live_cq_moderation(struct kunit *test)
 {
-	struct ib_qp_init_attr ia = {
-		.qp_type = IB_QPT_RC,
-		.sq_sig_type = IB_SIGNAL_REQ_WR,
-		.cap = { .max_send_wr = 1, .max_recv_wr = 16, .max_send_sge = 1,
-			 .max_recv_sge = 1 },
-	};
-	struct ib_qp_attr qi = { .qp_state = IB_QPS_INIT, .port_num = 1 };
-	struct ib_qp_attr qa = { .qp_state = IB_QPS_ERR };
 	struct cxib_dev *dev = test->priv;
 	struct ib_wc wc[4];
 	struct ib_cq *ibcq;
@@ -284,22 +315,9 @@ static void live_cq_moderation(struct kunit *test)
 		goto out_pd;
 	}
 	cqn = to_cxib_cq(ibcq)->cqn;
-	ia.send_cq = ibcq;
-	ia.recv_cq = ibcq;
-	qp = ib_create_qp(pd, &ia);
-	if (IS_ERR(qp)) {
-		KUNIT_FAIL(test, "ib_create_qp: %ld", PTR_ERR(qp));
+	qp = cq_live_err_qp(test, pd, ibcq, 16);
+	if (IS_ERR(qp))
 		goto out_cq;
-	}
-	/* RESET -> ERR is not a transition (ib_modify_qp_is_ok()): go through INIT */
-	err = ib_modify_qp(qp, &qi, IB_QP_STATE | IB_QP_PKEY_INDEX | IB_QP_PORT |
-			   IB_QP_ACCESS_FLAGS);
-	if (!err)
-		err = ib_modify_qp(qp, &qa, IB_QP_STATE);
-	if (err) {
-		KUNIT_FAIL(test, "ib_modify_qp to INIT, then ERR: %d", err);
-		goto out_qp;
-	}
 
 	KUNIT_EXPECT_EQ(test, rdma_set_cq_moderation(ibcq, 1, CXIB_CQ_MAX_PERIOD + 1), -EINVAL);
 	err = rdma_set_cq_moderation(ibcq, 4, 0);
@@ -357,14 +375,6 @@ out_pd:
  */
 static void live_cq_vectors_and_affinity(struct kunit *test)
 {
-	struct ib_qp_init_attr ia = {
-		.qp_type = IB_QPT_RC,
-		.sq_sig_type = IB_SIGNAL_REQ_WR,
-		.cap = { .max_send_wr = 1, .max_recv_wr = 4, .max_send_sge = 1,
-			 .max_recv_sge = 1 },
-	};
-	struct ib_qp_attr qi = { .qp_state = IB_QPS_INIT, .port_num = 1 };
-	struct ib_qp_attr qa = { .qp_state = IB_QPS_ERR };
 	struct cxib_dev *dev = test->priv;
 	unsigned int nvec = dev->ibdev.num_comp_vectors, v, w;
 	const struct cpumask *mask;
@@ -375,7 +385,7 @@ static void live_cq_vectors_and_affinity(struct kunit *test)
 	struct ib_pd *pd;
 	char name[sizeof(dev->eqt.comp[0].irq_name)];
 	int cpu[8];
-	int err, round;
+	int round;
 
 	if (num_online_cpus() < 2)
 		kunit_skip(test, "one CPU: one completion vector, shared with the control EQs");
@@ -409,20 +419,12 @@ static void live_cq_vectors_and_affinity(struct kunit *test)
 		}
 		KUNIT_EXPECT_EQ(test, cxib_cmd_query_cq(dev, to_cxib_cq(ibcq)->cqn, &cqc), 0);
 		KUNIT_EXPECT_EQ(test, CXIB_GET(&cqc, CXIB_CQC_C_EQN), dev->eqt.comp[v].eqn);
-		ia.send_cq = ibcq;
-		ia.recv_cq = ibcq;
-		qp = ib_create_qp(pd, &ia);
+		qp = cq_live_err_qp(test, pd, ibcq, 4);
 		if (IS_ERR(qp)) {
-			KUNIT_FAIL(test, "ib_create_qp: %ld", PTR_ERR(qp));
 			ib_destroy_cq_user(ibcq, NULL);
 			break;
 		}
-		err = ib_modify_qp(qp, &qi, IB_QP_STATE | IB_QP_PKEY_INDEX | IB_QP_PORT |
-				   IB_QP_ACCESS_FLAGS);
-		if (!err)
-			err = ib_modify_qp(qp, &qa, IB_QP_STATE);
-		KUNIT_EXPECT_EQ(test, err, 0);
-		for (round = 1; !err && round <= 2; round++) {
+		for (round = 1; round <= 2; round++) {
 			KUNIT_EXPECT_EQ(test, ib_req_notify_cq(ibcq, IB_CQ_NEXT_COMP), 0);
 			KUNIT_EXPECT_EQ(test, cq_live_post_recvs(qp, 1), 0);
 			KUNIT_EXPECT_EQ_MSG(test, cq_live_wait_events(round), round,
