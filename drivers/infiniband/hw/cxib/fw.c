@@ -14,12 +14,6 @@
 
 #include "cxib.h"
 
-static void cxib_cmd_hdr(void *in, u16 opcode, u16 op_mod)
-{
-	CXIB_SET(in, CXIB_CMD_IN_OPCODE, opcode);
-	CXIB_SET(in, CXIB_CMD_IN_OP_MOD, op_mod);
-}
-
 /* Whether a command that failed with @err was answered "not supported" (status BAD_OP). */
 static bool cxib_cmd_bad_op(int err, const void *out)
 {
