@@ -55,13 +55,21 @@ struct cxfw_cmd_desc {
 #define CXFW_ST_INIT	CXFW_ST(CXFW_HCA_INITIALIZED)
 #define CXFW_ST_ON	(CXFW_ST_LIVE | CXFW_ST(CXFW_HCA_TORN_DOWN))
 
+/* QUERY_HCA_CAP: both modes of the general and atomic types (hca.c); SET_HCA_CAP: the type */
+#define CXFW_CAP_OP_MOD_BIT(t, m)	(1u << CXIB_HCA_CAP_OP_MOD(CXIB_HCA_CAP_TYPE_##t, m))
+#define CXFW_CAP_QUERY_OP_MODS \
+	(CXFW_CAP_OP_MOD_BIT(GENERAL, 0) | CXFW_CAP_OP_MOD_BIT(GENERAL, 1) | \
+	 CXFW_CAP_OP_MOD_BIT(ATOMIC, 0) | CXFW_CAP_OP_MOD_BIT(ATOMIC, 1))
+#define CXFW_CAP_SET_OP_MODS \
+	(CXFW_CAP_OP_MOD_BIT(GENERAL, 0) | CXFW_CAP_OP_MOD_BIT(ATOMIC, 0))
+
 #define CMD(op, fn, in, out, mods, st) \
 	{ CXIB_CMD_OP_##op, #op, fn, in, out, mods, st }
 #define NOCMD(op)	{ CXIB_CMD_OP_##op, #op, NULL, 0, 0, 0, 0 }
 
 static const struct cxfw_cmd_desc cxfw_cmds[] = {
 	CMD(QUERY_HCA_CAP, cxfw_cmd_query_hca_cap, CXIB_QUERY_HCA_CAP_IN_LEN,
-	    CXIB_QUERY_HCA_CAP_OUT_LEN, 0x3, CXFW_ST_LIVE),
+	    CXIB_QUERY_HCA_CAP_OUT_LEN, CXFW_CAP_QUERY_OP_MODS, CXFW_ST_LIVE),
 	CMD(QUERY_ADAPTER, cxfw_cmd_query_adapter, CXIB_QUERY_ADAPTER_IN_LEN,
 	    CXIB_QUERY_ADAPTER_OUT_LEN, 0x1, CXFW_ST_LIVE),
 	CMD(INIT_HCA, cxfw_cmd_init_hca, CXIB_INIT_HCA_IN_LEN, CXIB_INIT_HCA_OUT_LEN, 0x1,
@@ -78,7 +86,7 @@ static const struct cxfw_cmd_desc cxfw_cmds[] = {
 	CMD(MANAGE_PAGES, cxfw_cmd_manage_pages, CXIB_MANAGE_PAGES_IN_LEN(0),
 	    CXIB_MANAGE_PAGES_OUT_LEN(0), 0x7, CXFW_ST_ON),
 	CMD(SET_HCA_CAP, cxfw_cmd_set_hca_cap, CXIB_SET_HCA_CAP_IN_LEN,
-	    CXIB_SET_HCA_CAP_OUT_LEN, 0x1, CXFW_ST(CXFW_HCA_ENABLED)),
+	    CXIB_SET_HCA_CAP_OUT_LEN, CXFW_CAP_SET_OP_MODS, CXFW_ST(CXFW_HCA_ENABLED)),
 	CMD(QUERY_ISSI, cxfw_cmd_query_issi, CXIB_QUERY_ISSI_IN_LEN, CXIB_QUERY_ISSI_OUT_LEN,
 	    0x1, CXFW_ST_LIVE),
 	CMD(SET_ISSI, cxfw_cmd_set_issi, CXIB_SET_ISSI_IN_LEN, CXIB_SET_ISSI_OUT_LEN, 0x1,

@@ -371,7 +371,8 @@ struct cxfw_dev {
 	/* Function state (commands run in the worker; reset with the worker quiesced). */
 	enum cxfw_hca_state hca_state;
 	uint16_t issi;
-	struct cxib_hca_cap cap_max, cap_cur;
+	struct cxib_hca_cap cap_max, cap_cur;			/* general (type 0) */
+	struct cxib_hca_cap atomic_cap_max, atomic_cap_cur;	/* atomic (type 3) */
 	uint8_t host_endianness;
 	char cur_node_desc[CXIB_SMP_NODE_DESC_LEN];
 

@@ -8,13 +8,16 @@
  * -DISABLE_HCA-> DISABLED (DISABLE_HCA also from ENABLED).  The command table in cmd.c says
  * which commands run in which state (others get BAD_SYS_STATE).
  *
- * Capabilities: only the general capabilities (type 0) exist, describing an IB-only
- * ConnectX-4-class PF with cfg.num_ports ports (PRM: HCA capabilities, general device
- * capabilities).  "max" is what
- * the model can do; "current" starts as max except for the driver-writable fields, which
- * SET_HCA_CAP may change within max (a value the model cannot honour -> BAD_PARAM, nothing
- * applied).  Read-only fields in a SET are ignored, as firmware does.
+ * Capabilities: two types exist (PRM: HCA capabilities): the general capabilities (type 0),
+ * describing an IB-only ConnectX-4-class PF with cfg.num_ports ports, and the atomic
+ * capabilities (type 3), which the general cap "atomic" tells a driver to read.  Every other
+ * type is one whose gating general cap is 0, so no driver asks for it; the command table
+ * refuses its op_mod (BAD_OP).  "max" is what the model can do; "current" starts as max
+ * except for the driver-writable fields, which SET_HCA_CAP may change within max (a value
+ * the model cannot honour -> BAD_PARAM, nothing applied).  Read-only fields in a SET are
+ * ignored, as firmware does.
  */
+#include <stddef.h>
 #include <string.h>
 
 #include "cxfw_priv.h"
@@ -57,6 +60,44 @@ static const struct cxfw_cap_field cxfw_writable_caps[] = {
 	CAPF(CQE_VERSION, LE_MAX),
 	CAPF(PG, LE_MAX),
 };
+
+/* The atomic capabilities' one writable field: 1 (host order) is within max only if
+ * supported_atomic_req_8B_endianness_mode_1 is. */
+static const struct cxfw_cap_field cxfw_writable_atomic_caps[] = {
+	{ CXIB_ATOMIC_CAP_REQ_8B_ENDIANNESS_MODE, CXFW_CAP_LE_MAX, "REQ_8B_ENDIANNESS_MODE" },
+};
+
+/* One capability type the model answers: its two pages and the fields a SET may change. */
+struct cxfw_cap_type {
+	uint16_t type;
+	size_t max, cur;				/* offsets of the pages in cxfw_dev */
+	const struct cxfw_cap_field *writable;
+	size_t nwritable;
+};
+
+#define CAPT(t, m, c, w) \
+	{ CXIB_HCA_CAP_TYPE_##t, offsetof(struct cxfw_dev, m), offsetof(struct cxfw_dev, c), \
+	  w, sizeof(w) / sizeof((w)[0]) }
+
+static const struct cxfw_cap_type cxfw_cap_types[] = {
+	CAPT(GENERAL, cap_max, cap_cur, cxfw_writable_caps),
+	CAPT(ATOMIC, atomic_cap_max, atomic_cap_cur, cxfw_writable_atomic_caps),
+};
+
+static const struct cxfw_cap_type *cxfw_cap_type(uint16_t type)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(cxfw_cap_types) / sizeof(cxfw_cap_types[0]); i++)
+		if (cxfw_cap_types[i].type == type)
+			return &cxfw_cap_types[i];
+	return NULL;
+}
+
+static struct cxib_hca_cap *cxfw_cap_page(struct cxfw_dev *dev, size_t off)
+{
+	return (struct cxib_hca_cap *)((char *)dev + off);
+}
 
 /* What the model can do; lock held or device not shared. */
 static void cxfw_caps_max(struct cxfw_dev *dev, __be32 *c)
@@ -116,6 +157,20 @@ static void cxfw_caps_max(struct cxfw_dev *dev, __be32 *c)
 	CXIB_SET(c, CXIB_HCA_CAP_NUM_OF_UARS_PER_PAGE, 1);
 }
 
+/*
+ * The atomics the responder executes (rq.c): 8-byte compare-and-swap and fetch-and-add on
+ * RC QPs, not the masked forms; the requester returns the original value big-endian or, once
+ * the driver sets mode 1, in the HOST_ENDIANNESS register's order (sq.c).
+ */
+static void cxfw_atomic_caps_max(__be32 *c)
+{
+	memset(c, 0, CXIB_HCA_CAP_SIZE);
+	CXIB_SET(c, CXIB_ATOMIC_CAP_REQ_8B_ENDIANNESS_MODE, CXIB_ATOMIC_REQ_MODE_HOST);
+	CXIB_SET(c, CXIB_ATOMIC_CAP_SUPPORTED_REQ_8B_ENDIANNESS_MODE_1, 1);
+	CXIB_SET(c, CXIB_ATOMIC_CAP_OPERATIONS, CXIB_ATOMIC_OPS_CMP_SWAP | CXIB_ATOMIC_OPS_FETCH_ADD);
+	CXIB_SET(c, CXIB_ATOMIC_CAP_SIZE_QP, CXIB_ATOMIC_SIZE_8B);
+}
+
 /* Reset both capability sets; lock held or device not shared. */
 void cxfw_hca_caps_init(struct cxfw_dev *dev)
 {
@@ -127,6 +182,12 @@ void cxfw_hca_caps_init(struct cxfw_dev *dev)
 	CXIB_SET(dev->cap_cur.dw, CXIB_HCA_CAP_DRAIN_SIGERR, 0);
 	/* CQE version 0 until the driver asks for 1 (mlx5_core does when the max allows) */
 	CXIB_SET(dev->cap_cur.dw, CXIB_HCA_CAP_CQE_VERSION, CXIB_CQE_VERSION_0);
+
+	cxfw_atomic_caps_max(dev->atomic_cap_max.dw);
+	dev->atomic_cap_cur = dev->atomic_cap_max;
+	/* big-endian results until the driver asks for host order (mlx5_core does) */
+	CXIB_SET(dev->atomic_cap_cur.dw, CXIB_ATOMIC_CAP_REQ_8B_ENDIANNESS_MODE,
+		 CXIB_ATOMIC_REQ_MODE_BE);
 }
 
 /* Release every resource of an initialized function (TEARDOWN_HCA, reset); lock held. */
@@ -216,14 +277,16 @@ uint8_t cxfw_cmd_query_hca_cap(struct cxfw_dev *dev, struct cxfw_cmd *cmd)
 					 CXIB_GET(cmd->in, CXIB_QUERY_HCA_CAP_IN_OTHER_FUNCTION),
 					 CXIB_GET(cmd->in, CXIB_QUERY_HCA_CAP_IN_FUNCTION_ID));
 
+	const struct cxfw_cap_type *t = cxfw_cap_type(cmd->op_mod >> 1);
+
 	if (st)
 		return st;
-	/* op_mod 0/1 (general max/current) is all the command table lets through */
+	if (!t)		/* the command table lets only the types of cxfw_cap_types through */
+		return cxfw_fail(cmd, CXIB_CMD_STAT_BAD_OP,
+				 CXFW_SYND(CXFW_SYND_BAD_PARAM, cmd->op_mod));
 	pthread_mutex_lock(&dev->lock);
-	if ((cmd->op_mod & 1) == CXIB_HCA_CAP_MODE_CUR)
-		memcpy(cap, &dev->cap_cur, CXIB_HCA_CAP_SIZE);
-	else
-		memcpy(cap, &dev->cap_max, CXIB_HCA_CAP_SIZE);
+	memcpy(cap, cxfw_cap_page(dev, (cmd->op_mod & 1) == CXIB_HCA_CAP_MODE_CUR ? t->cur : t->max),
+	       CXIB_HCA_CAP_SIZE);
 	pthread_mutex_unlock(&dev->lock);
 	return CXIB_CMD_STAT_OK;
 }
@@ -248,7 +311,9 @@ uint8_t cxfw_cmd_set_hca_cap(struct cxfw_dev *dev, struct cxfw_cmd *cmd)
 {
 	const __be32 *set = (const __be32 *)cxfw_in_bytes(cmd,
 							   CXIB_SET_HCA_CAP_IN_CAPABILITY_OFFSET);
+	const struct cxfw_cap_type *t = cxfw_cap_type(cmd->op_mod >> 1);
 	struct cxib_hca_cap cur;
+	const struct cxib_hca_cap *max;
 	uint8_t st = cxfw_check_function(cmd,
 					 CXIB_GET(cmd->in, CXIB_SET_HCA_CAP_IN_OTHER_FUNCTION),
 					 CXIB_GET(cmd->in, CXIB_SET_HCA_CAP_IN_FUNCTION_ID));
@@ -256,24 +321,28 @@ uint8_t cxfw_cmd_set_hca_cap(struct cxfw_dev *dev, struct cxfw_cmd *cmd)
 
 	if (st)
 		return st;
+	if (!t || (cmd->op_mod & 1))	/* SET's op_mod is the type alone */
+		return cxfw_fail(cmd, CXIB_CMD_STAT_BAD_OP,
+				 CXFW_SYND(CXFW_SYND_BAD_PARAM, cmd->op_mod));
 	pthread_mutex_lock(&dev->lock);
-	cur = dev->cap_cur;
-	for (i = 0; i < sizeof(cxfw_writable_caps) / sizeof(cxfw_writable_caps[0]); i++) {
-		const struct cxfw_cap_field *f = &cxfw_writable_caps[i];
+	cur = *cxfw_cap_page(dev, t->cur);
+	max = cxfw_cap_page(dev, t->max);
+	for (i = 0; i < t->nwritable; i++) {
+		const struct cxfw_cap_field *f = &t->writable[i];
 		uint32_t v = CXIB_GET(set, f->dw, f->hi, f->lo);
-		uint32_t max = CXIB_GET(dev->cap_max.dw, f->dw, f->hi, f->lo);
+		uint32_t m = CXIB_GET(max->dw, f->dw, f->hi, f->lo);
 
-		if (!cxfw_cap_value_ok(f, v, max)) {
+		if (!cxfw_cap_value_ok(f, v, m)) {
 			pthread_mutex_unlock(&dev->lock);
 			cxfw_log(dev, CXFW_LOG_ERR,
-				 "cxfw: SET_HCA_CAP %s = %u cannot be honoured (max %u)", f->name,
-				 v, max);
+				 "cxfw: SET_HCA_CAP type %u: %s = %u cannot be honoured (max %u)",
+				 t->type, f->name, v, m);
 			return cxfw_fail(cmd, CXIB_CMD_STAT_BAD_PARAM,
 					 CXFW_SYND(CXFW_SYND_BAD_PARAM, 4 * f->dw + (31 - f->hi) / 8));
 		}
 		CXIB_SET(cur.dw, f->dw, f->hi, f->lo, v);
 	}
-	dev->cap_cur = cur;
+	*cxfw_cap_page(dev, t->cur) = cur;
 	pthread_mutex_unlock(&dev->lock);
 	return CXIB_CMD_STAT_OK;
 }

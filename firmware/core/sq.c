@@ -1259,16 +1259,21 @@ static void cxfw_req_nak(struct cxfw_dev *dev, struct cxfw_qp *qp, struct cxfw_r
 }
 
 /*
- * The 8 bytes an atomic's original value is stored as: in the byte order the responder
- * used for memory (rq.c), set by the driver through the HOST_ENDIANNESS register.
+ * The 8 bytes an atomic's original value is stored as: big-endian unless the driver set the
+ * atomic capability req_8B_endianness_mode to host order, then in the order the responder
+ * uses for memory (rq.c), which the driver sets through the HOST_ENDIANNESS register.
  */
-static void cxfw_atomic_bytes(const struct cxfw_dev *dev, uint64_t v, uint8_t b[8])
+static void cxfw_atomic_bytes(struct cxfw_dev *dev, uint64_t v, uint8_t b[8])
 {
+	bool be;
 	unsigned int i;
 
+	pthread_mutex_lock(&dev->lock);
+	be = CXIB_GET(dev->atomic_cap_cur.dw, CXIB_ATOMIC_CAP_REQ_8B_ENDIANNESS_MODE) !=
+	     CXIB_ATOMIC_REQ_MODE_HOST || dev->host_endianness == CXIB_HOST_ENDIANNESS_BIG;
+	pthread_mutex_unlock(&dev->lock);
 	for (i = 0; i < sizeof(uint64_t); i++)
-		b[dev->host_endianness == CXIB_HOST_ENDIANNESS_BIG ? sizeof(uint64_t) - 1 - i : i] =
-			(uint8_t)(v >> (8 * i));
+		b[be ? sizeof(uint64_t) - 1 - i : i] = (uint8_t)(v >> (8 * i));
 }
 
 static bool cxfw_op_read_resp(uint8_t op)

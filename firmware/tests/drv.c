@@ -327,13 +327,18 @@ unsigned int drv_query_cap(struct test_ctx *t, uint16_t op_mod, struct cxib_hca_
 
 unsigned int drv_set_cap(struct test_ctx *t, const struct cxib_hca_cap *cap)
 {
+	return drv_set_cap_type(t, CXIB_HCA_CAP_TYPE_GENERAL, cap);
+}
+
+unsigned int drv_set_cap_type(struct test_ctx *t, uint16_t type, const struct cxib_hca_cap *cap)
+{
 	uint8_t *in = calloc(1, CXIB_SET_HCA_CAP_IN_LEN);
 	__be32 out[4];
 	unsigned int st;
 
 	if (!in)
 		return 0x1fe;
-	cmd_hdr(in, CXIB_CMD_OP_SET_HCA_CAP, CXIB_HCA_CAP_TYPE_GENERAL << 1);
+	cmd_hdr(in, CXIB_CMD_OP_SET_HCA_CAP, CXIB_HCA_CAP_OP_MOD(type, 0));
 	memcpy(in + CXIB_SET_HCA_CAP_IN_CAPABILITY_OFFSET, cap, sizeof(*cap));
 	st = run(t, in, CXIB_SET_HCA_CAP_IN_LEN, out, sizeof(out));
 	free(in);
@@ -388,6 +393,15 @@ unsigned int drv_bringup(struct test_ctx *t)
 		CXIB_SET(cur.dw, CXIB_HCA_CAP_LOG_UAR_PAGE_SZ, 0);
 		CXIB_SET(cur.dw, CXIB_HCA_CAP_CQE_VERSION, drv_cqe_version);
 		st = drv_set_cap(t, &cur);
+	}
+	/* as mlx5_core: atomic results in host order when the device can */
+	if (!st && CXIB_GET(cur.dw, CXIB_HCA_CAP_ATOMIC))
+		st = drv_query_cap(t, CXIB_HCA_CAP_OP_MOD(CXIB_HCA_CAP_TYPE_ATOMIC,
+							  CXIB_HCA_CAP_MODE_CUR), &cur);
+	if (!st && drv_atomic_req_mode == CXIB_ATOMIC_REQ_MODE_HOST &&
+	    CXIB_GET(cur.dw, CXIB_ATOMIC_CAP_SUPPORTED_REQ_8B_ENDIANNESS_MODE_1)) {
+		CXIB_SET(cur.dw, CXIB_ATOMIC_CAP_REQ_8B_ENDIANNESS_MODE, CXIB_ATOMIC_REQ_MODE_HOST);
+		st = drv_set_cap_type(t, CXIB_HCA_CAP_TYPE_ATOMIC, &cur);
 	}
 	if (!st)
 		st = drv_query_pages(t, CXIB_QUERY_PAGES_OP_MOD_INIT, &n);
@@ -622,6 +636,7 @@ static unsigned int drv_node_port(struct drv_node *n)
 }
 
 unsigned int drv_cqe_version;
+unsigned int drv_atomic_req_mode = CXIB_ATOMIC_REQ_MODE_HOST;
 
 unsigned int drv_world_init(struct test_ctx *t, struct drv_world *w, unsigned int nnodes)
 {

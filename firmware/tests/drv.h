@@ -87,6 +87,7 @@ unsigned int drv_give_pages(struct test_ctx *t, uint32_t n);
 unsigned int drv_take_pages(struct test_ctx *t, uint32_t n, uint32_t *got);
 unsigned int drv_query_cap(struct test_ctx *t, uint16_t op_mod, struct cxib_hca_cap *cap);
 unsigned int drv_set_cap(struct test_ctx *t, const struct cxib_hca_cap *cap);
+unsigned int drv_set_cap_type(struct test_ctx *t, uint16_t type, const struct cxib_hca_cap *cap);
 unsigned int drv_init_hca(struct test_ctx *t);
 unsigned int drv_teardown_hca(struct test_ctx *t);
 unsigned int drv_disable_hca(struct test_ctx *t);
@@ -232,6 +233,8 @@ struct drv_qp_init {
 
 /* CQE version the bring-up asks for with SET_HCA_CAP (default 0); a test sets and restores it. */
 extern unsigned int drv_cqe_version;
+/* Atomic requester byte order the bring-up sets (default host order, as mlx5_core does). */
+extern unsigned int drv_atomic_req_mode;
 
 /* Connection attributes for RST -> INIT -> RTR -> RTS. */
 struct drv_qp_conn {

@@ -105,14 +105,60 @@ TEST(query_hca_cap_describes_an_ib_only_connectx4_function)
 	CHECK_EQ(CXIB_GET(d, CXIB_HCA_CAP_LOG_MAX_QP), 18);
 }
 
+TEST(query_hca_cap_atomic_caps_and_set_of_the_requester_byte_order)
+{
+	struct cxib_hca_cap gen, cur, max, c;
+	unsigned int i;
+
+	CHECK_EQ(drv_enable_hca(t), 0);
+	/* the general cap "atomic" is what tells a driver to read this type (mlx5_core) */
+	CHECK_EQ(drv_query_cap(t, CXIB_HCA_CAP_OP_MOD(CXIB_HCA_CAP_TYPE_GENERAL, 1), &gen), 0);
+	CHECK_EQ(CXIB_GET(gen.dw, CXIB_HCA_CAP_ATOMIC), 1);
+	CHECK_EQ(drv_query_cap(t, CXIB_HCA_CAP_OP_MOD(CXIB_HCA_CAP_TYPE_ATOMIC, 1), &cur), 0);
+	CHECK_EQ(drv_query_cap(t, CXIB_HCA_CAP_OP_MOD(CXIB_HCA_CAP_TYPE_ATOMIC, 0), &max), 0);
+	CHECK_EQ(CXIB_GET(cur.dw, CXIB_ATOMIC_CAP_OPERATIONS),
+		 CXIB_ATOMIC_OPS_CMP_SWAP | CXIB_ATOMIC_OPS_FETCH_ADD);
+	CHECK_EQ(CXIB_GET(cur.dw, CXIB_ATOMIC_CAP_SIZE_QP), CXIB_ATOMIC_SIZE_8B);
+	CHECK_EQ(CXIB_GET(cur.dw, CXIB_ATOMIC_CAP_SIZE_DC), 0);	/* no DC transport */
+	CHECK_EQ(CXIB_GET(cur.dw, CXIB_ATOMIC_CAP_SUPPORTED_REQ_8B_ENDIANNESS_MODE_1), 1);
+	CHECK_EQ(CXIB_GET(cur.dw, CXIB_ATOMIC_CAP_REQ_8B_ENDIANNESS_MODE), CXIB_ATOMIC_REQ_MODE_BE);
+	CHECK_EQ(CXIB_GET(max.dw, CXIB_ATOMIC_CAP_REQ_8B_ENDIANNESS_MODE),
+		 CXIB_ATOMIC_REQ_MODE_HOST);
+	/* only the byte order is writable: 2 and 3 are not modes the device has */
+	for (i = 2; i < 4; i++) {
+		c = cur;
+		CXIB_SET(c.dw, CXIB_ATOMIC_CAP_REQ_8B_ENDIANNESS_MODE, i);
+		CHECK_EQ(drv_set_cap_type(t, CXIB_HCA_CAP_TYPE_ATOMIC, &c), CXIB_CMD_STAT_BAD_PARAM);
+	}
+	c = cur;
+	CXIB_SET(c.dw, CXIB_ATOMIC_CAP_REQ_8B_ENDIANNESS_MODE, CXIB_ATOMIC_REQ_MODE_HOST);
+	CXIB_SET(c.dw, CXIB_ATOMIC_CAP_OPERATIONS, 0xf);	/* read-only: ignored */
+	CHECK_EQ(drv_set_cap_type(t, CXIB_HCA_CAP_TYPE_ATOMIC, &c), 0);
+	CHECK_EQ(drv_query_cap(t, CXIB_HCA_CAP_OP_MOD(CXIB_HCA_CAP_TYPE_ATOMIC, 1), &c), 0);
+	CHECK_EQ(CXIB_GET(c.dw, CXIB_ATOMIC_CAP_REQ_8B_ENDIANNESS_MODE),
+		 CXIB_ATOMIC_REQ_MODE_HOST);
+	CHECK_EQ(CXIB_GET(c.dw, CXIB_ATOMIC_CAP_OPERATIONS),
+		 CXIB_ATOMIC_OPS_CMP_SWAP | CXIB_ATOMIC_OPS_FETCH_ADD);
+	/* the general caps are untouched by a SET of another type */
+	CHECK_EQ(drv_query_cap(t, CXIB_HCA_CAP_OP_MOD(CXIB_HCA_CAP_TYPE_GENERAL, 1), &c), 0);
+	CHECK(memcmp(&c, &gen, sizeof(c)) == 0);
+	/* a new ENABLE_HCA starts from big-endian again */
+	CHECK_EQ(drv_disable_hca(t), 0);
+	CHECK_EQ(drv_enable_hca(t), 0);
+	CHECK_EQ(drv_query_cap(t, CXIB_HCA_CAP_OP_MOD(CXIB_HCA_CAP_TYPE_ATOMIC, 1), &c), 0);
+	CHECK_EQ(CXIB_GET(c.dw, CXIB_ATOMIC_CAP_REQ_8B_ENDIANNESS_MODE), CXIB_ATOMIC_REQ_MODE_BE);
+}
+
 TEST(query_hca_cap_other_types_not_supported)
 {
 	uint8_t out[CXIB_QUERY_HCA_CAP_OUT_LEN];
+	struct cxib_hca_cap c = { { 0 } };
 
 	CHECK_EQ(drv_enable_hca(t), 0);
 	CHECK_EQ(cmd_simple(t, CXIB_CMD_OP_QUERY_HCA_CAP,
-			    CXIB_HCA_CAP_OP_MOD(CXIB_HCA_CAP_TYPE_ATOMIC, 1), 0, 0, out,
+			    CXIB_HCA_CAP_OP_MOD(CXIB_HCA_CAP_TYPE_ODP, 1), 0, 0, out,
 			    sizeof(out)), CXIB_CMD_STAT_BAD_OP);
+	CHECK_EQ(drv_set_cap_type(t, CXIB_HCA_CAP_TYPE_ODP, &c), CXIB_CMD_STAT_BAD_OP);
 	CHECK_EQ(cmd_simple(t, CXIB_CMD_OP_QUERY_HCA_CAP,
 			    CXIB_HCA_CAP_OP_MOD(CXIB_HCA_CAP_TYPE_GENERAL_2, 0), 0, 0, out,
 			    sizeof(out)), CXIB_CMD_STAT_BAD_OP);

@@ -728,6 +728,43 @@ TEST(xport_rc_atomic_fetch_add)
 	CHECK_EQ(mr_get_u64(e.nb, &rem, 0), 0x0000000100000000ull);
 }
 
+/*
+ * Without SET_HCA_CAP of the atomic byte order (a driver that never reads the atomic caps)
+ * the requester returns the original value big-endian, the device default, while the
+ * responder still works on memory in the declared host order.
+ */
+TEST(xport_rc_atomic_result_big_endian_unless_the_driver_sets_host_order)
+{
+	struct cxib_cqe64 cqe;
+	struct drv_mr rem, res;
+	struct drv_wr wr;
+	struct env e;
+	unsigned int st;
+	uint8_t b[8];
+	int si;
+
+	drv_atomic_req_mode = CXIB_ATOMIC_REQ_MODE_BE;
+	st = env_pair(t, &e, 2, CXIB_QPC_ST_RC, NULL);
+	drv_atomic_req_mode = CXIB_ATOMIC_REQ_MODE_HOST;
+	CHECK_EQ(st, 0);
+	CHECK_EQ(drv_mr_alloc(e.nb, 64, DRV_LR | DRV_LW | DRV_A, &rem), 0);
+	CHECK_EQ(drv_mr_alloc(e.na, 64, DRV_LR | DRV_LW, &res), 0);
+	mr_put_u64(e.nb, &rem, 0, 0x0102030405060708ull);
+	wr = wr_op(CXIB_WQE_OPCODE_ATOMIC_FA, true);
+	wr.raddr = rem.va;
+	wr.rkey = rem.key;
+	wr.swap_add = 1;
+	wr.sg[wr.nsg++] = sge(&res, 0, 8);
+	si = drv_post_send(e.na, &e.a, &wr);
+	PUMP(&e.w);
+	CHECK_EQ(drv_poll(e.na, e.ca, &cqe), 1);
+	CHECK_REQ_CQE(&cqe, &e.a, CXIB_WQE_OPCODE_ATOMIC_FA, si);
+	drv_mem_read(e.na, res.pa, b, sizeof(b));
+	CHECK_EQ(b[0], 0x01);			/* most significant byte first */
+	CHECK_EQ(b[7], 0x08);
+	CHECK_EQ(mr_get_u64(e.nb, &rem, 0), 0x0102030405060709ull);
+}
+
 TEST(xport_rc_atomic_without_remote_atomic_access_fails)
 {
 	struct cxib_cqe64 cqe;

@@ -534,6 +534,38 @@ enum {
 	CXIB_CAP_CMDIF_CHECKSUM_ENABLED		= 3,
 };
 
+/*
+ * Atomic capabilities (atomic_caps, capability type CXIB_HCA_CAP_TYPE_ATOMIC, asked for
+ * when the general cap "atomic" is set): which atomic operations and sizes the responder
+ * executes, and the byte order in which the requester writes the 8-byte original value an
+ * atomic returns (req_8b_endianness_mode, the one field SET_HCA_CAP may change).  Same
+ * size as the general capabilities; upstream mlx5_ifc.h names it atomic_caps.
+ */
+#define CXIB_ATOMIC_CAP_REQ_8B_ENDIANNESS_MODE		2, 31, 30
+#define CXIB_ATOMIC_CAP_SUPPORTED_REQ_8B_ENDIANNESS_MODE_1	2, 25, 25
+#define CXIB_ATOMIC_CAP_OPERATIONS			4, 15, 0
+#define CXIB_ATOMIC_CAP_SIZE_QP				5, 15, 0
+#define CXIB_ATOMIC_CAP_SIZE_DC				6, 15, 0
+
+/* atomic_req_8B_endianness_mode: the returned original value in memory */
+enum {
+	CXIB_ATOMIC_REQ_MODE_BE			= 0,	/* big-endian (the default) */
+	CXIB_ATOMIC_REQ_MODE_HOST		= 1,	/* the HOST_ENDIANNESS register's order */
+};
+
+/* atomic_operations bits */
+enum {
+	CXIB_ATOMIC_OPS_CMP_SWAP		= 1 << 0,
+	CXIB_ATOMIC_OPS_FETCH_ADD		= 1 << 1,
+	CXIB_ATOMIC_OPS_MASKED_CMP_SWAP		= 1 << 2,
+	CXIB_ATOMIC_OPS_MASKED_FETCH_ADD	= 1 << 3,
+};
+
+/* atomic_size_qp / atomic_size_dc bits: the operand sizes supported */
+enum {
+	CXIB_ATOMIC_SIZE_8B			= 1 << 3,
+};
+
 /* ---- INIT_HCA / TEARDOWN_HCA (0x102 / 0x103) ----------------------------------------- */
 
 #define CXIB_INIT_HCA_IN_SW_VHCA_ID		3, 29, 16

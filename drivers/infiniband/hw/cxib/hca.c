@@ -66,9 +66,36 @@ static int cxib_set_caps(struct cxib_dev *dev)
 		goto out;
 	cxib_caps_prepare_set(&cap[2], &cap[0], &cap[1]);
 	err = cxib_cmd_set_hca_cap(dev, CXIB_HCA_CAP_TYPE_GENERAL, &cap[2]);
+	if (err || !CXIB_GET(cap[2].dw, CXIB_HCA_CAP_ATOMIC))
+		goto out;
+
+	/*
+	 * The atomic capabilities: a device returns an atomic's original value big-endian
+	 * unless told to use the host's order (ACCESS_REG HOST_ENDIANNESS), which is what
+	 * the verbs promise.  Ask for it where the device can; cxib_query_caps() leaves
+	 * atomics off where it cannot (as mlx5_core's handle_hca_cap_atomic() and mlx5_ib's
+	 * get_atomic_caps() do).
+	 */
+	err = cxib_cmd_query_hca_cap(dev, CXIB_HCA_CAP_TYPE_ATOMIC, CXIB_HCA_CAP_MODE_CUR,
+				     &cap[0]);
+	if (err || !CXIB_GET(cap[0].dw, CXIB_ATOMIC_CAP_SUPPORTED_REQ_8B_ENDIANNESS_MODE_1))
+		goto out;
+	CXIB_SET(cap[0].dw, CXIB_ATOMIC_CAP_REQ_8B_ENDIANNESS_MODE, CXIB_ATOMIC_REQ_MODE_HOST);
+	err = cxib_cmd_set_hca_cap(dev, CXIB_HCA_CAP_TYPE_ATOMIC, &cap[0]);
 out:
 	kfree(cap);
 	return err;
+}
+
+/* Whether the atomic capabilities give the verbs' 8-byte atomics with host-order results. */
+static bool cxib_atomic_caps_usable(const struct cxib_hca_cap *acap)
+{
+	u32 ops = CXIB_ATOMIC_OPS_CMP_SWAP | CXIB_ATOMIC_OPS_FETCH_ADD;
+
+	return (CXIB_GET(acap->dw, CXIB_ATOMIC_CAP_OPERATIONS) & ops) == ops &&
+	       (CXIB_GET(acap->dw, CXIB_ATOMIC_CAP_SIZE_QP) & CXIB_ATOMIC_SIZE_8B) &&
+	       CXIB_GET(acap->dw, CXIB_ATOMIC_CAP_REQ_8B_ENDIANNESS_MODE) ==
+	       CXIB_ATOMIC_REQ_MODE_HOST;
 }
 
 /* Read the capabilities in force after INIT_HCA and check cxib can drive the function. */
@@ -83,6 +110,15 @@ static int cxib_query_caps(struct cxib_dev *dev)
 	err = cxib_cmd_query_hca_cap(dev, CXIB_HCA_CAP_TYPE_GENERAL, CXIB_HCA_CAP_MODE_CUR, cap);
 	if (!err)
 		cxib_caps_parse(&dev->caps, cap);
+	if (!err && dev->caps.atomic) {
+		err = cxib_cmd_query_hca_cap(dev, CXIB_HCA_CAP_TYPE_ATOMIC,
+					     CXIB_HCA_CAP_MODE_CUR, cap);
+		if (!err && !cxib_atomic_caps_usable(cap)) {
+			dev_info(&dev->pdev->dev,
+				 "atomics off: the device lacks 8-byte CS/FA with host-order results\n");
+			dev->caps.atomic = false;
+		}
+	}
 	kfree(cap);
 	if (err)
 		return err;
