@@ -8,7 +8,7 @@
  * pages' contents, but it keeps every address it was given (sorted, so duplicates are
  * found), checks each one (4 KiB aligned, DMA-readable, not already held) and gives them
  * back on MANAGE_PAGES op_mod 2 (take): while the HCA is initialized only pages beyond what
- * it needs, after TEARDOWN_HCA all of them.  Pages still held at DISABLE_HCA, reset or
+ * it needs, before INIT_HCA (an abandoned bring-up) and after TEARDOWN_HCA all of them.  Pages still held at DISABLE_HCA, reset or
  * destroy are reported ("cxfw: N pages not returned", stats.pages_leaked) and forgotten.
  *
  * A GIVE is all or nothing: one bad address (or more pages than requested) rejects the
@@ -33,6 +33,17 @@ static uint32_t cxfw_pages_target(const struct cxfw_dev *dev)
 	default:
 		return 0;
 	}
+}
+
+/*
+ * Pages a TAKE leaves the function: while initialized, what it runs on; before INIT_HCA
+ * none, since a driver that takes pages back then is abandoning the bring-up (mlx5_core's
+ * mlx5_function_disable() reclaims everything before DISABLE_HCA) and INIT_HCA fails with
+ * NO_RESOURCES until they are given again.  Lock held.
+ */
+static uint32_t cxfw_pages_kept(const struct cxfw_dev *dev)
+{
+	return dev->hca_state == CXFW_HCA_INITIALIZED ? cxfw_pages_target(dev) : 0;
 }
 
 /* Pages INIT_HCA still lacks; lock held. */
@@ -183,7 +194,7 @@ static uint8_t cxfw_manage_pages_take(struct cxfw_dev *dev, struct cxfw_cmd *cmd
 		return cxfw_fail(cmd, CXIB_CMD_STAT_BAD_OUTPUT_LEN,
 				 CXFW_SYND(CXFW_SYND_BAD_OUTLEN, cmd->outlen));
 	pthread_mutex_lock(&dev->lock);
-	spare = dev->npages > cxfw_pages_target(dev) ? dev->npages - cxfw_pages_target(dev) : 0;
+	spare = dev->npages > cxfw_pages_kept(dev) ? dev->npages - cxfw_pages_kept(dev) : 0;
 	give = n < spare ? n : spare;
 	/* the highest addresses go back first; the array stays sorted */
 	for (i = 0; i < give; i++)

@@ -168,6 +168,33 @@ TEST(manage_pages_take_returns_only_what_the_device_can_spare)
 	CHECK_EQ(stats(t).pages_leaked, 0);
 }
 
+/*
+ * An aborted bring-up (mlx5_core: set_hca_cap fails, mlx5_function_disable() reclaims, then
+ * DISABLE_HCA): before INIT_HCA every page comes back, boot pages included, and INIT_HCA
+ * then lacks them.
+ */
+TEST(manage_pages_take_before_init_hca_returns_every_page)
+{
+	uint32_t got;
+	int32_t n;
+
+	CHECK_EQ(drv_enable_hca(t), 0);
+	CHECK_EQ(drv_query_pages(t, CXIB_QUERY_PAGES_OP_MOD_BOOT, &n), 0);
+	CHECK_EQ(drv_give_pages(t, (uint32_t)n), 0);
+	CHECK_EQ(drv_query_pages(t, CXIB_QUERY_PAGES_OP_MOD_INIT, &n), 0);
+	CHECK_EQ(drv_give_pages(t, (uint32_t)n), 0);
+	CHECK_EQ(stats(t).pages_held, 80);
+	CHECK_EQ(drv_take_pages(t, 50, &got), 0);
+	CHECK_EQ(got, 50);
+	CHECK_EQ(drv_init_hca(t), CXIB_CMD_STAT_NO_RESOURCES);
+	CHECK_EQ(drv_take_pages(t, 768, &got), 0);
+	CHECK_EQ(got, 30);
+	CHECK_EQ(drv_pages_out(), 0);			/* each page came back exactly once */
+	CHECK_EQ(drv_disable_hca(t), 0);
+	CHECK_EQ(stats(t).pages_leaked, 0);
+	CHECK_EQ(fake_err_logs(&t->fk), 2);		/* the INIT_HCA and its complaint */
+}
+
 TEST(full_bringup_and_teardown_returns_every_page)
 {
 	__be32 out[CXIB_QUERY_ADAPTER_OUT_LEN / 4];
