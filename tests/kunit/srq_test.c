@@ -412,7 +412,7 @@ static void counters_parse_test(struct kunit *test)
 	/* every dword holds a distinct value: 0xc0000000 + its byte offset */
 	for (i = 0; i < CXIB_QUERY_Q_COUNTER_OUT_LEN; i += 4)
 		put_unaligned_be32(0xc0000000 + i, out + i);
-	cxib_q_counters_parse(out, values);
+	cxib_q_counter_values(out, cxib_q_counter_dws, CXIB_NUM_Q_COUNTERS, values);
 	for (i = 0; i < ARRAY_SIZE(q_counter_offsets); i++) {
 		idx = q_counter_index(q_counter_offsets[i].name);
 		KUNIT_ASSERT_GE_MSG(test, idx, 0, "%s missing", q_counter_offsets[i].name);

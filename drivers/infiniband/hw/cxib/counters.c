@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * cxib: port statistics for "rdma statistic" / sysfs hw_counters, from a Q counter set
- * (PRM ALLOC_Q_COUNTER / QUERY_Q_COUNTER / DEALLOC_Q_COUNTER).
+ * (PRM ALLOC_Q_COUNTER / QUERY_Q_COUNTER / DEALLOC_Q_COUNTER, issued by fw_verbs.c).
  *
  * The driver allocates one counter set when it registers the device and reports it as port
  * 1's counters, under the names mlx5_ib uses.  The device counts in 32 bits and wraps.
@@ -10,7 +10,6 @@
  * does not offer Q counters (ALLOC_Q_COUNTER fails) simply has no hw_counters.
  */
 
-#include <linux/slab.h>
 #include <rdma/ib_verbs.h>
 
 #include "cxib.h"
@@ -91,51 +90,6 @@ static_assert(CXIB_QC_NUM == CXIB_NUM_Q_COUNTERS);
 static_assert(ARRAY_SIZE(cxib_q_counter_descs) == CXIB_NUM_Q_COUNTERS);
 static_assert(ARRAY_SIZE(cxib_q_counter_dws) == CXIB_NUM_Q_COUNTERS);
 
-/**
- * cxib_q_counters_parse() - the reported values from a QUERY_Q_COUNTER output
- * @out: CXIB_QUERY_Q_COUNTER_OUT_LEN bytes
- * @values: CXIB_NUM_Q_COUNTERS values, in the order of cxib_q_counter_descs[]
- */
-void cxib_q_counters_parse(const void *out, u64 *values)
-{
-	unsigned int i;
-
-	for (i = 0; i < CXIB_NUM_Q_COUNTERS; i++)
-		values[i] = CXIB_GET(out, CXIB_Q_COUNTER_FIELD(cxib_q_counter_dws[i]));
-}
-
-static int cxib_cmd_alloc_q_counter(struct cxib_dev *dev, u16 *id)
-{
-	__be32 in[CXIB_ALLOC_Q_COUNTER_IN_LEN / 4] = {};
-	__be32 out[CXIB_ALLOC_Q_COUNTER_OUT_LEN / 4] = {};
-	int err;
-
-	CXIB_SET(in, CXIB_CMD_IN_OPCODE, CXIB_CMD_OP_ALLOC_Q_COUNTER);
-	err = cxib_cmd_exec_flags(dev, in, sizeof(in), out, sizeof(out), CXIB_CMD_F_BAD_OP_OK);
-	if (!err)
-		*id = CXIB_GET(out, CXIB_ALLOC_Q_COUNTER_OUT_COUNTER_SET_ID);
-	return err;
-}
-
-static int cxib_cmd_dealloc_q_counter(struct cxib_dev *dev, u16 id)
-{
-	__be32 in[CXIB_DEALLOC_Q_COUNTER_IN_LEN / 4] = {};
-	__be32 out[CXIB_DEALLOC_Q_COUNTER_OUT_LEN / 4] = {};
-
-	CXIB_SET(in, CXIB_CMD_IN_OPCODE, CXIB_CMD_OP_DEALLOC_Q_COUNTER);
-	CXIB_SET(in, CXIB_DEALLOC_Q_COUNTER_IN_COUNTER_SET_ID, id);
-	return cxib_cmd_exec(dev, in, sizeof(in), out, sizeof(out));
-}
-
-static int cxib_cmd_query_q_counter(struct cxib_dev *dev, u16 id, void *out)
-{
-	__be32 in[CXIB_QUERY_Q_COUNTER_IN_LEN / 4] = {};
-
-	CXIB_SET(in, CXIB_CMD_IN_OPCODE, CXIB_CMD_OP_QUERY_Q_COUNTER);
-	CXIB_SET(in, CXIB_QUERY_Q_COUNTER_IN_COUNTER_SET_ID, id);
-	return cxib_cmd_exec(dev, in, sizeof(in), out, CXIB_QUERY_Q_COUNTER_OUT_LEN);
-}
-
 static struct rdma_hw_stats *cxib_alloc_hw_port_stats(struct ib_device *ibdev, u32 port)
 {
 	return rdma_alloc_hw_stats_struct(cxib_q_counter_descs, CXIB_NUM_Q_COUNTERS,
@@ -146,19 +100,13 @@ static int cxib_get_hw_stats(struct ib_device *ibdev, struct rdma_hw_stats *stat
 			     int index)
 {
 	struct cxib_dev *dev = to_cxib_dev(ibdev);
-	void *out;
 	int err;
 
 	/* Port counters only (no alloc_hw_device_stats); port 1 is the only port. */
 	if (!port || stats->num_counters != CXIB_NUM_Q_COUNTERS)
 		return -EINVAL;
-	out = kzalloc(CXIB_QUERY_Q_COUNTER_OUT_LEN, GFP_KERNEL);
-	if (!out)
-		return -ENOMEM;
-	err = cxib_cmd_query_q_counter(dev, dev->q_counter, out);
-	if (!err)
-		cxib_q_counters_parse(out, stats->value);
-	kfree(out);
+	err = cxib_cmd_query_q_counter(dev, dev->q_counter, cxib_q_counter_dws,
+				       CXIB_NUM_Q_COUNTERS, stats->value);
 	return err ? err : CXIB_NUM_Q_COUNTERS;
 }
 

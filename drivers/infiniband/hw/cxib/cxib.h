@@ -1056,7 +1056,6 @@ void cxib_srq_put(struct cxib_srq *srq);
 void cxib_srq_event(struct cxib_dev *dev, u32 srqn, u8 event_type);
 
 /* mcast.c: multicast */
-void cxib_mcg_build_cmd(void *in, u16 opcode, u32 qpn, const union ib_gid *gid);
 int cxib_attach_mcast(struct ib_qp *ibqp, union ib_gid *gid, u16 lid);
 int cxib_detach_mcast(struct ib_qp *ibqp, union ib_gid *gid, u16 lid);
 
@@ -1064,7 +1063,6 @@ int cxib_detach_mcast(struct ib_qp *ibqp, union ib_gid *gid, u16 lid);
 #define CXIB_NUM_Q_COUNTERS	20
 extern const struct rdma_stat_desc cxib_q_counter_descs[];
 extern const u8 cxib_q_counter_dws[];
-void cxib_q_counters_parse(const void *out, u64 *values);
 int cxib_counters_init(struct cxib_dev *dev);
 void cxib_counters_cleanup(struct cxib_dev *dev);
 

@@ -1,9 +1,15 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * cxib: the command layer (PRM §2-5): the command queue engine (cmd.c) and, built on it,
- * one typed function per firmware command (fw.c).
+ * one typed function per firmware command:
  *
- * The rest of the driver calls the cxib_cmd_*() functions with C types and the contexts of
+ *   fw.c        function life cycle, firmware pages, registers and capabilities, adapter
+ *               and UARs, event queues, management datagrams
+ *   fw_verbs.c  the verbs resources: PDs, memory keys, CQs, QPs, SRQs, multicast groups,
+ *               Q counters
+ *
+ * Only these three files lay out a command's input or read its output; the rest of the
+ * driver calls the cxib_cmd_*() functions with C types and the contexts of
  * include/cxib/verbs.h (struct cxib_cqc, struct cxib_qpc, ...).
  */
 #ifndef _CXIB_DRV_CMD_H
@@ -14,6 +20,7 @@
 #include <linux/semaphore.h>
 #include <linux/spinlock.h>
 #include <linux/types.h>
+#include <rdma/ib_verbs.h>
 
 #include <cxib/cmd.h>
 #include <cxib/hw.h>
@@ -144,7 +151,7 @@ void cxib_cmd_build_entry(struct cxib_cmd_queue_entry *ent, const void *in, u32 
 			  u32 outlen, const struct cxib_cmd_msg *inmsg,
 			  const struct cxib_cmd_msg *outmsg, u8 token);
 
-/* ---- Building commands (fw.c) ------------------------------------------------------ */
+/* ---- Building commands (fw.c, fw_verbs.c) ------------------------------------------ */
 
 /**
  * cxib_cmd_hdr() - write the opcode and op_mod of a command input
@@ -203,7 +210,7 @@ int cxib_cmd_destroy_eq(struct cxib_dev *dev, u8 eqn);
 int cxib_cmd_mad_ifc(struct cxib_dev *dev, u8 port, u16 op_mod, u16 remote_lid,
 		     const void *mad_in, void *mad_out);
 
-/* ---- fw.c: verbs resources --------------------------------------------------------- */
+/* ---- fw_verbs.c: verbs resources --------------------------------------------------- */
 
 int cxib_cmd_alloc_pd(struct cxib_dev *dev, u32 *pdn);
 int cxib_cmd_dealloc_pd(struct cxib_dev *dev, u32 pdn);
@@ -217,5 +224,24 @@ int cxib_cmd_destroy_cq(struct cxib_dev *dev, u32 cqn);
 int cxib_cmd_query_cq(struct cxib_dev *dev, u32 cqn, struct cxib_cqc *cqc);
 int cxib_cmd_modify_cq(struct cxib_dev *dev, u32 cqn, u32 field_select,
 		       const struct cxib_cqc *cqc);
+int cxib_cmd_create_qp(struct cxib_dev *dev, const struct cxib_qpc *qpc, const dma_addr_t *pas,
+		       u32 npas, u32 *qpn);
+int cxib_cmd_destroy_qp(struct cxib_dev *dev, u32 qpn);
+int cxib_cmd_modify_qp(struct cxib_dev *dev, u16 opcode, u32 qpn, u32 opt_mask,
+		       const struct cxib_qpc *qpc);
+int cxib_cmd_query_qp(struct cxib_dev *dev, u32 qpn, struct cxib_qpc *qpc);
+int cxib_cmd_create_srq(struct cxib_dev *dev, const struct cxib_srqc *srqc,
+			const dma_addr_t *pas, u32 npas, u32 *srqn);
+int cxib_cmd_destroy_srq(struct cxib_dev *dev, u32 srqn);
+int cxib_cmd_arm_srq(struct cxib_dev *dev, u32 srqn, u16 lwm);
+int cxib_cmd_query_srq(struct cxib_dev *dev, u32 srqn, struct cxib_srqc *srqc);
+void cxib_mcg_build_cmd(void *in, u16 opcode, u32 qpn, const union ib_gid *gid);
+int cxib_cmd_attach_to_mcg(struct cxib_dev *dev, u32 qpn, const union ib_gid *gid);
+int cxib_cmd_detach_from_mcg(struct cxib_dev *dev, u32 qpn, const union ib_gid *gid);
+int cxib_cmd_alloc_q_counter(struct cxib_dev *dev, u16 *id);
+int cxib_cmd_dealloc_q_counter(struct cxib_dev *dev, u16 id);
+void cxib_q_counter_values(const void *out, const u8 *dws, unsigned int n, u64 *values);
+int cxib_cmd_query_q_counter(struct cxib_dev *dev, u16 id, const u8 *dws, unsigned int n,
+			     u64 *values);
 
 #endif /* _CXIB_DRV_CMD_H */

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * cxib: queue pairs (PRM §5.4, §5.5): the QP commands, create/modify/query/destroy for
- * kernel consumers, and the QP's asynchronous events.
+ * cxib: queue pairs (PRM §5.4, §5.5): create/modify/query/destroy for kernel consumers (the
+ * QP commands are in fw_verbs.c), and the QP's asynchronous events.
  *
  * A QP's work queues live in one buffer of 4 KiB pieces: the receive queue at offset 0,
  * then the send queue, as the QP context's PAS list describes them.  The doorbell record
@@ -25,95 +25,6 @@
 #include <rdma/ib_cache.h>
 
 #include "cxib.h"
-
-/* ---- QP commands --------------------------------------------------------------------------- */
-
-static void cxib_qp_cmd_hdr(void *in, u16 opcode)
-{
-	CXIB_SET(in, CXIB_CMD_IN_OPCODE, opcode);
-	CXIB_SET(in, CXIB_CMD_IN_OP_MOD, 0);
-}
-
-/* CREATE_QP with the context @qpc and the buffer's pages. */
-static int cxib_cmd_create_qp(struct cxib_dev *dev, const struct cxib_qpc *qpc,
-			      const dma_addr_t *pas, u32 npas, u32 *qpn)
-{
-	__be32 out[CXIB_CREATE_QP_OUT_LEN / 4] = {};
-	u32 inlen = CXIB_CREATE_QP_IN_LEN(npas);
-	__be64 *ent;
-	void *in;
-	u32 i;
-	int err;
-
-	in = kzalloc(inlen, GFP_KERNEL);
-	if (!in)
-		return -ENOMEM;
-	cxib_qp_cmd_hdr(in, CXIB_CMD_OP_CREATE_QP);
-	memcpy(in + CXIB_CREATE_QP_IN_QPC_OFFSET, qpc, sizeof(*qpc));
-	ent = in + CXIB_CREATE_QP_IN_PAS_OFFSET;
-	for (i = 0; i < npas; i++)
-		ent[i] = cpu_to_be64(pas[i]);
-	err = cxib_cmd_exec(dev, in, inlen, out, sizeof(out));
-	if (!err)
-		*qpn = CXIB_GET(out, CXIB_CREATE_QP_OUT_QPN);
-	kfree(in);
-	return err;
-}
-
-static int cxib_cmd_destroy_qp(struct cxib_dev *dev, u32 qpn)
-{
-	__be32 in[CXIB_DESTROY_QP_IN_LEN / 4] = {};
-	__be32 out[CXIB_DESTROY_QP_OUT_LEN / 4] = {};
-
-	cxib_qp_cmd_hdr(in, CXIB_CMD_OP_DESTROY_QP);
-	CXIB_SET(in, CXIB_DESTROY_QP_IN_QPN, qpn);
-	return cxib_cmd_exec(dev, in, sizeof(in), out, sizeof(out));
-}
-
-/* A state transition: RST2INIT .. SQD_RTS with a context, 2ERR / 2RST without. */
-static int cxib_cmd_modify_qp(struct cxib_dev *dev, u16 opcode, u32 qpn, u32 opt_mask,
-			      const struct cxib_qpc *qpc)
-{
-	__be32 out[CXIB_QP_MODIFY_OUT_LEN / 4] = {};
-	void *in;
-	int err;
-
-	if (opcode == CXIB_CMD_OP_2ERR_QP || opcode == CXIB_CMD_OP_2RST_QP) {
-		__be32 sin[CXIB_QP_2ERR_IN_LEN / 4] = {};
-
-		cxib_qp_cmd_hdr(sin, opcode);
-		CXIB_SET(sin, CXIB_QP_2ERR_IN_QPN, qpn);
-		return cxib_cmd_exec(dev, sin, sizeof(sin), out, CXIB_QP_2ERR_OUT_LEN);
-	}
-	in = kzalloc(CXIB_QP_MODIFY_IN_LEN, GFP_KERNEL);
-	if (!in)
-		return -ENOMEM;
-	cxib_qp_cmd_hdr(in, opcode);
-	CXIB_SET(in, CXIB_QP_MODIFY_IN_QPN, qpn);
-	CXIB_SET(in, CXIB_QP_MODIFY_IN_OPT_PARAM_MASK, opt_mask);
-	memcpy(in + CXIB_QP_MODIFY_IN_QPC_OFFSET, qpc, sizeof(*qpc));
-	err = cxib_cmd_exec(dev, in, CXIB_QP_MODIFY_IN_LEN, out, sizeof(out));
-	kfree(in);
-	return err;
-}
-
-static int cxib_cmd_query_qp(struct cxib_dev *dev, u32 qpn, struct cxib_qpc *qpc)
-{
-	__be32 in[CXIB_QUERY_QP_IN_LEN / 4] = {};
-	void *out;
-	int err;
-
-	out = kzalloc(CXIB_QUERY_QP_OUT_LEN, GFP_KERNEL);
-	if (!out)
-		return -ENOMEM;
-	cxib_qp_cmd_hdr(in, CXIB_CMD_OP_QUERY_QP);
-	CXIB_SET(in, CXIB_QUERY_QP_IN_QPN, qpn);
-	err = cxib_cmd_exec(dev, in, sizeof(in), out, CXIB_QUERY_QP_OUT_LEN);
-	if (!err)
-		memcpy(qpc, out + CXIB_QUERY_QP_OUT_QPC_OFFSET, sizeof(*qpc));
-	kfree(out);
-	return err;
-}
 
 /* ---- The QP table and events --------------------------------------------------------------- */
 

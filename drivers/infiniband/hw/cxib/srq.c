@@ -164,81 +164,6 @@ u64 cxib_srq_free_wqe(struct cxib_srq *srq, u16 wqe_index)
 	return wr_id;
 }
 
-/* ---- Commands -------------------------------------------------------------------------- */
-
-static int cxib_cmd_create_srq(struct cxib_dev *dev, struct cxib_srq *srq, u32 pdn)
-{
-	u32 inlen = CXIB_CREATE_SRQ_IN_LEN(srq->buf.npages);
-	__be32 out[CXIB_CREATE_SRQ_OUT_LEN / 4] = {};
-	__be32 *srqc;
-	unsigned int i;
-	void *in;
-	int err;
-
-	in = kvzalloc(inlen, GFP_KERNEL);
-	if (!in)
-		return -ENOMEM;
-	srqc = in + CXIB_CREATE_SRQ_IN_SRQC_OFFSET;
-	CXIB_SET(in, CXIB_CMD_IN_OPCODE, CXIB_CMD_OP_CREATE_SRQ);
-	CXIB_SET(srqc, CXIB_SRQC_STATE, CXIB_SRQC_STATE_GOOD);
-	CXIB_SET(srqc, CXIB_SRQC_LOG_SRQ_SIZE, srq->log_size);
-	/* the stride in 16-byte units, log2, as the QP's RQ stride is encoded */
-	CXIB_SET(srqc, CXIB_SRQC_LOG_RQ_STRIDE, srq->log_stride - ilog2(CXIB_WQE_DS_SIZE));
-	/* a user SRQ's buffer starts where libmlx5 put it in its first page */
-	CXIB_SET(srqc, CXIB_SRQC_PAGE_OFFSET, srq->uq ? srq->uq->page_offset : 0);
-	CXIB_SET(srqc, CXIB_SRQC_LOG_PAGE_SIZE, 0);	/* 4 KiB pieces */
-	CXIB_SET(srqc, CXIB_SRQC_PD, pdn);
-	CXIB_SET64(srqc, CXIB_SRQC_DBR_ADDR, srq->dbr.dma);
-	for (i = 0; i < srq->buf.npages; i++)
-		CXIB_SET64(in + CXIB_CREATE_SRQ_IN_PAS_OFFSET + i * CXIB_PAS_ENTRY_SIZE, 0, 63, 0,
-			   srq->buf.dma[i]);
-	err = cxib_cmd_exec(dev, in, inlen, out, sizeof(out));
-	if (!err)
-		srq->srqn = CXIB_GET(out, CXIB_CREATE_SRQ_OUT_SRQN);
-	kvfree(in);
-	return err;
-}
-
-static int cxib_cmd_destroy_srq(struct cxib_dev *dev, u32 srqn)
-{
-	__be32 in[CXIB_DESTROY_SRQ_IN_LEN / 4] = {};
-	__be32 out[CXIB_DESTROY_SRQ_OUT_LEN / 4] = {};
-
-	CXIB_SET(in, CXIB_CMD_IN_OPCODE, CXIB_CMD_OP_DESTROY_SRQ);
-	CXIB_SET(in, CXIB_DESTROY_SRQ_IN_SRQN, srqn);
-	return cxib_cmd_exec(dev, in, sizeof(in), out, sizeof(out));
-}
-
-static int cxib_cmd_arm_srq(struct cxib_dev *dev, u32 srqn, u16 lwm)
-{
-	__be32 in[CXIB_ARM_RQ_IN_LEN / 4] = {};
-	__be32 out[CXIB_ARM_RQ_OUT_LEN / 4] = {};
-
-	CXIB_SET(in, CXIB_CMD_IN_OPCODE, CXIB_CMD_OP_ARM_RQ);
-	CXIB_SET(in, CXIB_CMD_IN_OP_MOD, CXIB_ARM_RQ_OP_MOD_SRQ);
-	CXIB_SET(in, CXIB_ARM_RQ_IN_SRQ_NUMBER, srqn);
-	CXIB_SET(in, CXIB_ARM_RQ_IN_LWM, lwm);
-	return cxib_cmd_exec(dev, in, sizeof(in), out, sizeof(out));
-}
-
-static int cxib_cmd_query_srq(struct cxib_dev *dev, u32 srqn, struct cxib_srqc *srqc)
-{
-	__be32 in[CXIB_QUERY_SRQ_IN_LEN / 4] = {};
-	void *out;
-	int err;
-
-	out = kzalloc(CXIB_QUERY_SRQ_OUT_LEN, GFP_KERNEL);
-	if (!out)
-		return -ENOMEM;
-	CXIB_SET(in, CXIB_CMD_IN_OPCODE, CXIB_CMD_OP_QUERY_SRQ);
-	CXIB_SET(in, CXIB_QUERY_SRQ_IN_SRQN, srqn);
-	err = cxib_cmd_exec(dev, in, sizeof(in), out, CXIB_QUERY_SRQ_OUT_LEN);
-	if (!err)
-		memcpy(srqc, out + CXIB_QUERY_SRQ_OUT_SRQC_OFFSET, sizeof(*srqc));
-	kfree(out);
-	return err;
-}
-
 /* ---- Verbs ------------------------------------------------------------------------------ */
 
 /**
@@ -303,6 +228,20 @@ static void cxib_srq_free_mem(struct cxib_dev *dev, struct cxib_srq *srq)
 	cxib_frag_buf_free(dev, &srq->buf);
 }
 
+/* The context CREATE_SRQ gets for @srq, its ring and doorbell record set up. */
+static void cxib_srq_fill_srqc(const struct cxib_srq *srq, u32 pdn, struct cxib_srqc *srqc)
+{
+	CXIB_SET(srqc, CXIB_SRQC_STATE, CXIB_SRQC_STATE_GOOD);
+	CXIB_SET(srqc, CXIB_SRQC_LOG_SRQ_SIZE, srq->log_size);
+	/* the stride in 16-byte units, log2, as the QP's RQ stride is encoded */
+	CXIB_SET(srqc, CXIB_SRQC_LOG_RQ_STRIDE, srq->log_stride - ilog2(CXIB_WQE_DS_SIZE));
+	/* a user SRQ's buffer starts where libmlx5 put it in its first page */
+	CXIB_SET(srqc, CXIB_SRQC_PAGE_OFFSET, srq->uq ? srq->uq->page_offset : 0);
+	CXIB_SET(srqc, CXIB_SRQC_LOG_PAGE_SIZE, 0);	/* 4 KiB pieces */
+	CXIB_SET(srqc, CXIB_SRQC_PD, pdn);
+	CXIB_SET64(srqc, CXIB_SRQC_DBR_ADDR, srq->dbr.dma);
+}
+
 /**
  * cxib_create_srq() - ib_device_ops.create_srq
  * @ibsrq: the SRQ, allocated by the RDMA core
@@ -319,6 +258,7 @@ int cxib_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *attr,
 {
 	struct cxib_dev *dev = to_cxib_dev(ibsrq->device);
 	struct cxib_srq *srq = to_cxib_srq(ibsrq);
+	struct cxib_srqc srqc = {};
 	int err;
 
 	if (attr->srq_type != IB_SRQT_BASIC || !dev->caps.log_max_srq)
@@ -353,7 +293,8 @@ int cxib_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *attr,
 	cxib_srq_init_free_list(srq);
 
 create:
-	err = cxib_cmd_create_srq(dev, srq, to_cxib_pd(ibsrq->pd)->pdn);
+	cxib_srq_fill_srqc(srq, to_cxib_pd(ibsrq->pd)->pdn, &srqc);
+	err = cxib_cmd_create_srq(dev, &srqc, srq->buf.dma, srq->buf.npages, &srq->srqn);
 	if (err) {
 		ibdev_err(&dev->ibdev, "CREATE_SRQ (%u WQEs of %u bytes) failed: %d\n",
 			  1u << srq->log_size, 1u << srq->log_stride, err);
