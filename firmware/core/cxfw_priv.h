@@ -48,6 +48,8 @@
 #define CXFW_PORT_EVENTS	32			/* pending port change events */
 #define CXFW_LOG_MAX_PD		16			/* PD numbers 1 .. 65535 */
 #define CXFW_MAX_PDS		(1u << CXFW_LOG_MAX_PD)
+/* cxfw_mkey_translate()'s pd for a QP without one (a UMR QP of PD 0): keys of any PD */
+#define CXFW_PD_ANY		UINT32_MAX
 #define CXFW_LOG_MAX_MKEY	16			/* mkey indexes 2 .. 65535 */
 #define CXFW_MAX_MKEYS		(1u << CXFW_LOG_MAX_MKEY)
 #define CXFW_FIRST_MKEY		2	/* index 1 would make lkey 0x100 (CXIB_INVALID_LKEY) */

@@ -364,8 +364,8 @@ uint8_t cxfw_mkey_translate(struct cxfw_dev *dev, uint32_t key, uint32_t pd,
 	pthread_mutex_lock(&dev->lock);
 	mk = dev->mkeys && idx >= CXFW_FIRST_MKEY && idx < CXFW_MAX_MKEYS ? dev->mkeys[idx] :
 									      NULL;
-	if (!mk || mk->variant != CXIB_MKEY_VARIANT(key) || mk->free || mk->pd != pd ||
-	    (access & ~(unsigned int)mk->access)) {
+	if (!mk || mk->variant != CXIB_MKEY_VARIANT(key) || mk->free ||
+	    (pd != CXFW_PD_ANY && mk->pd != pd) || (access & ~(unsigned int)mk->access)) {
 		st = bad;
 		goto out;
 	}

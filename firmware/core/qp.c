@@ -214,7 +214,8 @@ uint8_t cxfw_cmd_create_qp(struct cxfw_dev *dev, struct cxfw_cmd *cmd)
 		  !CXIB_GET(dev->cap_cur.dw, CXIB_HCA_CAP_IPOIB_BASIC_OFFLOADS)))
 		/* the IPoIB offloads (ipoib.c): UD QPs only, when the capability is on */
 		st = cxfw_fail(cmd, CXIB_CMD_STAT_BAD_PARAM, CXFW_SYND(CXFW_SYND_BAD_PARAM, offload));
-	else if (!cxfw_pd_valid(dev, pd))
+	else if (!cxfw_pd_valid(dev, pd) && !(st_type == CXIB_QPC_ST_REG_UMR && !pd))
+		/* a UMR QP may have no PD (mlx5_ib creates its own so): it names keys of any */
 		st = cxfw_fail(cmd, CXIB_CMD_STAT_BAD_RES, CXFW_SYND(CXFW_SYND_BAD_RES, pd));
 	else if (!cxfw_uar_allocated(dev, uar))
 		st = cxfw_fail(cmd, CXIB_CMD_STAT_BAD_RES, CXFW_SYND(CXFW_SYND_BAD_RES, uar));
@@ -281,7 +282,8 @@ uint8_t cxfw_cmd_create_qp(struct cxfw_dev *dev, struct cxfw_cmd *cmd)
 	}
 	qp->qpn = qpn;
 	dev->qps[qpn] = qp;
-	dev->pd_refs[pd]++;
+	if (pd)
+		dev->pd_refs[pd]++;
 	cxfw_cq_ref(dev, cqn_snd, 1);
 	cxfw_cq_ref(dev, cqn_rcv, 1);
 	if (qp->srqn)
@@ -327,7 +329,7 @@ uint8_t cxfw_cmd_destroy_qp(struct cxfw_dev *dev, struct cxfw_cmd *cmd)
 	cxfw_qp_err_unwatch(dev, qp);
 	dev->qps[CXIB_GET(cmd->in, CXIB_DESTROY_QP_IN_QPN)] = NULL;
 	cxfw_mcg_detach_qp(dev, CXIB_GET(cmd->in, CXIB_DESTROY_QP_IN_QPN));
-	if (dev->pd_refs && dev->pd_refs[qp->pd] > 1)
+	if (qp->pd && dev->pd_refs && dev->pd_refs[qp->pd] > 1)
 		dev->pd_refs[qp->pd]--;
 	cxfw_cq_ref(dev, qp->cqn_snd, -1);
 	cxfw_cq_ref(dev, qp->cqn_rcv, -1);

@@ -48,6 +48,16 @@ struct cxfw_req_dev {
 };
 
 /* RNR NAK timer codes (AETH value) in units of 10 us (IBTA vol 1 ch. 9, AETH). */
+
+/*
+ * The PD a QP's local keys must belong to: its own, or any for a UMR QP created without
+ * one (mlx5_ib's: its data segments name a DMA key of the driver's UMR PD).
+ */
+static uint32_t cxfw_qp_key_pd(const struct cxfw_qp *qp)
+{
+	return qp->st == CXIB_QPC_ST_REG_UMR && !qp->pd ? CXFW_PD_ANY : qp->pd;
+}
+
 static const uint32_t cxfw_rnr_10us[32] = {
 	65536, 1, 2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64, 96, 128, 192,
 	256, 384, 512, 768, 1024, 1536, 2048, 3072, 4096, 6144, 8192, 12288, 16384, 24576,
@@ -705,7 +715,8 @@ static uint8_t cxfw_req_umr(struct cxfw_dev *dev, struct cxfw_qp *qp, struct cxf
 				struct cxfw_sg sg[4];
 				unsigned int nsg = 0, i;
 
-				st = cxfw_mkey_translate(dev, CXIB_GET(d, CXIB_WQE_DATA_LKEY), qp->pd,
+				st = cxfw_mkey_translate(dev, CXIB_GET(d, CXIB_WQE_DATA_LKEY),
+							 cxfw_qp_key_pd(qp),
 							 CXFW_ACCESS_LOCAL_READ,
 							 CXIB_GET64(d, CXIB_WQE_DATA_ADDR) + got, chunk,
 							 sg, 4, &nsg);
@@ -800,7 +811,7 @@ static uint8_t cxfw_sge_copy(struct cxfw_dev *dev, const struct cxfw_qp *qp,
 			continue;
 		}
 		chunk = s->len - off < n - done ? (uint32_t)(s->len - off) : n - done;
-		st = cxfw_mkey_translate(dev, s->lkey, qp->pd, access, s->addr + off, chunk,
+		st = cxfw_mkey_translate(dev, s->lkey, cxfw_qp_key_pd(qp), access, s->addr + off, chunk,
 					 sg, 4, &nsg);
 		if (st)
 			return st;
@@ -1028,7 +1039,7 @@ static uint8_t cxfw_req_check_keys(struct cxfw_dev *dev, const struct cxfw_qp *q
 	for (i = 0; i < w->nsge && need; i++) {
 		uint64_t n = w->u.sge[i].len < need ? w->u.sge[i].len : need;
 
-		st = cxfw_mkey_translate(dev, w->u.sge[i].lkey, qp->pd, access,
+		st = cxfw_mkey_translate(dev, w->u.sge[i].lkey, cxfw_qp_key_pd(qp), access,
 					 w->u.sge[i].addr, n, NULL, 0, &nsg);
 		if (st)
 			return st;

@@ -1117,7 +1117,7 @@ unsigned int drv_qp_create(struct drv_node *n, const struct drv_qp_init *a, stru
 	CXIB_SET(qpc, CXIB_QPC_BLOCK_LB_MC, a->block_lb_mc);
 	CXIB_SET(qpc, CXIB_QPC_ULP_STATELESS_OFFLOAD_MODE, a->offload);
 	CXIB_SET(qpc, CXIB_QPC_USER_INDEX, a->user_index);
-	CXIB_SET(qpc, CXIB_QPC_PD, n->pd);
+	CXIB_SET(qpc, CXIB_QPC_PD, a->no_pd ? 0 : n->pd);
 	CXIB_SET(qpc, CXIB_QPC_FRE, 1);		/* mlx5_ib: every kernel QP may fast-register */
 	CXIB_SET(qpc, CXIB_QPC_RLKY, 1);	/* and use the reserved lkey */
 	CXIB_SET(qpc, CXIB_QPC_LOG_RQ_SIZE, qp->log_rq);

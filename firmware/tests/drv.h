@@ -229,6 +229,7 @@ struct drv_qp_init {
 	bool block_lb_mc;
 	uint32_t offload;		/* qpc ulp_stateless_offload_mode */
 	uint32_t user_index;		/* qpc user_index (CQE version 1 puts it in CQEs) */
+	bool no_pd;			/* qpc pd 0 (a UMR QP as mlx5_ib makes it) */
 };
 
 /* CQE version the bring-up asks for with SET_HCA_CAP (default 0); a test sets and restores it. */

@@ -1100,6 +1100,53 @@ TEST(sq_umr_qp_loads_a_table_in_pieces_then_enables_the_key)
 	CHECK_EQ(e.n->t->dev->mkeys[CXIB_MKEY_INDEX(key2)]->nmtt, 0);
 }
 
+/*
+ * mlx5_ib creates its UMR QP without a PD (create_kernel_qp() leaves qpc.pd 0 for REG_UMR):
+ * such a QP is accepted, and its data segments may name keys of any PD; any other QP
+ * needs a PD.
+ */
+TEST(sq_umr_qp_without_pd_loads_through_a_key_of_another_pd)
+{
+	uint64_t pages[2], va = 0x7770000000ull;
+	struct drv_qp_init ia;
+	struct drv_qp_conn c;
+	struct cxib_cqe64 cqe;
+	struct drv_mr list;
+	struct drv_qp umr, bad;
+	struct sq_env e;
+	__be32 out[4];
+	uint32_t key;
+	uint16_t u;
+
+	CHECK_EQ(sq_env_init(t, &e, NULL), 0);
+	drv_qp_init_defaults(&ia, CXIB_QPC_ST_RC, e.cq);
+	ia.no_pd = true;
+	CHECK_EQ(drv_qp_create(e.n, &ia, &bad), CXIB_CMD_STAT_BAD_RES);
+	CHECK_EQ(fake_err_logs(&e.n->t->fk), 1);
+	drv_qp_init_defaults(&ia, CXIB_QPC_ST_REG_UMR, e.cq);
+	ia.log_rq = 0;
+	ia.no_pd = true;
+	CHECK_EQ(drv_qp_create(e.n, &ia, &umr), 0);
+	drv_qp_conn_defaults(&c);
+	c.dqpn = umr.qpn;
+	CHECK_EQ(drv_qp_connect(e.n, &umr, &ia, &c), 0);
+	CHECK_EQ(drv_mr_alloc(e.n, 4096, DRV_LR, &list), 0);	/* in the node's PD */
+	pages[0] = drv_alloc_data(e.n, 2 * DRV_PAGE);
+	pages[1] = pages[0] + DRV_PAGE;
+	CHECK_EQ(sq_free_mkey(e.n, 2, 0x71, &key), 0);
+	u = sq_post_umr_ptr(e.n, &umr, key, CXIB_UMR_CHECK_NOT_FREE, 0,
+			    CXIB_UMR_MKEY_MASK_LEN | CXIB_UMR_MKEY_MASK_START_ADDR |
+			    CXIB_UMR_MKEY_MASK_LR | CXIB_UMR_MKEY_MASK_FREE,
+			    va, 2 * DRV_PAGE, pages, 2, &list, 0);
+	drv_pump(&e.w);
+	CHECK_EQ(drv_poll(e.n, e.cq, &cqe), 1);
+	sq_check_req(t, &cqe, umr.qpn, u, CXIB_WQE_OPCODE_UMR);
+	CHECK(!e.n->t->dev->mkeys[CXIB_MKEY_INDEX(key)]->free);
+	/* no PD reference to drop: destroying it leaves the node's PD as it was */
+	CHECK_EQ(cmd_simple(e.n->t, CXIB_CMD_OP_DESTROY_QP, 0, umr.qpn, 0, out, sizeof(out)), 0);
+	CHECK_EQ(e.n->t->dev->pd_refs[0], 0);
+}
+
 /* An engine's fatal QP error: ERR, the async event it names (QPN in it), both queues flushed. */
 TEST(sq_qp_error_posts_the_event_and_flushes_both_queues)
 {
