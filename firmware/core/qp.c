@@ -412,6 +412,8 @@ static void cxfw_qp_required(__be32 *img, const __be32 *in, uint16_t op, uint32_
 	__be32 *pp = img + CXFW_ADS_DW(CXIB_QPC_PRIMARY_ADDRESS_PATH_OFFSET);
 	const __be32 *ipp = in + CXFW_ADS_DW(CXIB_QPC_PRIMARY_ADDRESS_PATH_OFFSET);
 	bool dgram = cxfw_st_datagram(st);
+	/* a UMR QP has no peer: no path, remote QP or PSNs (mlx5_ib gives it none past INIT) */
+	bool peer = !dgram && st != CXIB_QPC_ST_REG_UMR;
 
 	switch (op) {
 	case CXIB_CMD_OP_RST2INIT_QP:
@@ -430,7 +432,7 @@ static void cxfw_qp_required(__be32 *img, const __be32 *in, uint16_t op, uint32_
 	case CXIB_CMD_OP_INIT2RTR_QP:
 		cxfw_cp(img, in, CXIB_QPC_MTU);
 		cxfw_cp(img, in, CXIB_QPC_LOG_MSG_MAX);
-		if (!dgram) {
+		if (peer) {
 			memcpy(pp, ipp, CXIB_ADS_SIZE);
 			cxfw_cp(img, in, CXIB_QPC_REMOTE_QPN);
 			cxfw_cp(img, in, CXIB_QPC_NEXT_RCV_PSN);
@@ -440,7 +442,7 @@ static void cxfw_qp_required(__be32 *img, const __be32 *in, uint16_t op, uint32_
 		break;
 	case CXIB_CMD_OP_RTR2RTS_QP:
 		cxfw_cp(img, in, CXIB_QPC_NEXT_SEND_PSN);
-		if (!dgram) {
+		if (peer) {
 			cxfw_cp(pp, ipp, CXIB_ADS_ACK_TIMEOUT);
 			cxfw_cp(img, in, CXIB_QPC_RETRY_COUNT);
 			cxfw_cp(img, in, CXIB_QPC_RNR_RETRY);

@@ -1101,20 +1101,20 @@ TEST(sq_umr_qp_loads_a_table_in_pieces_then_enables_the_key)
 }
 
 /*
- * mlx5_ib creates its UMR QP without a PD (create_kernel_qp() leaves qpc.pd 0 for REG_UMR):
- * such a QP is accepted, and its data segments may name keys of any PD; any other QP
- * needs a PD.
+ * mlx5_ib creates its UMR QP without a PD (create_kernel_qp() leaves qpc.pd 0 for REG_UMR)
+ * and moves it to RTS with an empty path past INIT: such a QP is accepted, and its data
+ * segments may name keys of any PD; any other QP needs a PD.
  */
 TEST(sq_umr_qp_without_pd_loads_through_a_key_of_another_pd)
 {
 	uint64_t pages[2], va = 0x7770000000ull;
 	struct drv_qp_init ia;
-	struct drv_qp_conn c;
 	struct cxib_cqe64 cqe;
 	struct drv_mr list;
 	struct drv_qp umr, bad;
 	struct sq_env e;
 	__be32 out[4];
+	unsigned int i;
 	uint32_t key;
 	uint16_t u;
 
@@ -1127,9 +1127,16 @@ TEST(sq_umr_qp_without_pd_loads_through_a_key_of_another_pd)
 	ia.log_rq = 0;
 	ia.no_pd = true;
 	CHECK_EQ(drv_qp_create(e.n, &ia, &umr), 0);
-	drv_qp_conn_defaults(&c);
-	c.dqpn = umr.qpn;
-	CHECK_EQ(drv_qp_connect(e.n, &umr, &ia, &c), 0);
+	/* mlx5r_umr_qp_rst2rts(): the port at RST2INIT, then RTR and RTS with nothing in them */
+	CHECK_EQ(drv_qp_modify(e.n, &umr, CXIB_CMD_OP_RST2INIT_QP), 0);
+	for (i = 0; i < 2; i++) {
+		uint8_t in[CXIB_QP_MODIFY_IN_LEN] = { 0 };
+
+		cmd_hdr(in, i ? CXIB_CMD_OP_RTR2RTS_QP : CXIB_CMD_OP_INIT2RTR_QP, 0);
+		CXIB_SET(in, CXIB_QP_MODIFY_IN_QPN, umr.qpn);
+		CHECK_EQ(drv_run(e.n->t, in, sizeof(in), out, sizeof(out)), 0);
+	}
+	CHECK_EQ(drv_qp_state(e.n, &umr), CXIB_QPC_STATE_RTS);
 	CHECK_EQ(drv_mr_alloc(e.n, 4096, DRV_LR, &list), 0);	/* in the node's PD */
 	pages[0] = drv_alloc_data(e.n, 2 * DRV_PAGE);
 	pages[1] = pages[0] + DRV_PAGE;
