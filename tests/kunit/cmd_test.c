@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * cxib_kunit: building command queue entries, reading command outputs, the token
- * sequence, and the return status -> errno table (cmd.c; PRM §2.1, §2.3, §2.5).
+ * sequence, and the return status -> errno table (cmd.c; PRM §2.1, §2.3, §2.5); the
+ * command header and PAS lists every typed command writes (cxib_cmd.h, fw.c).
  *
  * Byte offsets are written here by hand from the PRM, so the entry layout of
  * include/cxib/cmd.h is checked as well as the driver's use of it.
@@ -227,6 +228,44 @@ static void output_read_from_blocks(struct kunit *test)
 		KUNIT_EXPECT_EQ_MSG(test, out[j], 0xee, "byte %u past the output", j);
 }
 
+/* The input header: opcode in bytes 0-1, op_mod in bytes 6-7; the rest untouched. */
+static void cmd_hdr_writes_opcode_and_op_mod(struct kunit *test)
+{
+	u8 in[16];
+	u32 j;
+
+	memset(in, 0xee, sizeof(in));
+	memset(in, 0, 8);
+	cxib_cmd_hdr(in, 0x0754, 0x1234);
+	KUNIT_EXPECT_EQ(test, be32_at(in, 0), 0x07540000);
+	KUNIT_EXPECT_EQ(test, be32_at(in, 4), 0x00001234);
+	for (j = 8; j < sizeof(in); j++)
+		KUNIT_EXPECT_EQ_MSG(test, in[j], 0xee, "byte %u", j);
+}
+
+/* A PAS list: big-endian 64-bit entries from the offset on, nothing before or after. */
+static void cmd_put_pas_writes_be64_entries(struct kunit *test)
+{
+	const dma_addr_t pas[] = { 0x1000, 0x123456789000ull, 0xfffffffffffff000ull };
+	const u32 off = 0x110, len = off + sizeof(pas) + 8;
+	u8 *in = kunit_kzalloc(test, len, GFP_KERNEL);
+	u32 i, j;
+
+	KUNIT_ASSERT_NOT_NULL(test, in);
+	memset(in, 0xee, len);
+	cxib_cmd_put_pas(in, off, pas, 0);
+	for (j = 0; j < len; j++)
+		KUNIT_EXPECT_EQ_MSG(test, in[j], 0xee, "byte %u with no entries", j);
+
+	cxib_cmd_put_pas(in, off, pas, ARRAY_SIZE(pas));
+	for (i = 0; i < ARRAY_SIZE(pas); i++)
+		KUNIT_EXPECT_EQ_MSG(test, be64_at(in, off + 8 * i), (u64)pas[i], "entry %u", i);
+	for (j = 0; j < off; j++)
+		KUNIT_EXPECT_EQ_MSG(test, in[j], 0xee, "byte %u before the list", j);
+	for (j = off + sizeof(pas); j < len; j++)
+		KUNIT_EXPECT_EQ_MSG(test, in[j], 0xee, "byte %u after the list", j);
+}
+
 static struct kunit_case cxib_cmd_cases[] = {
 	KUNIT_CASE(entry_inline_only),
 	KUNIT_CASE(entry_points_at_mailboxes),
@@ -236,6 +275,8 @@ static struct kunit_case cxib_cmd_cases[] = {
 	KUNIT_CASE(unknown_status_is_eio),
 	KUNIT_CASE(opcodes_have_prm_names),
 	KUNIT_CASE(output_read_from_blocks),
+	KUNIT_CASE(cmd_hdr_writes_opcode_and_op_mod),
+	KUNIT_CASE(cmd_put_pas_writes_be64_entries),
 	{}
 };
 

@@ -165,6 +165,8 @@ static inline void cxib_cmd_hdr(void *in, u16 opcode, u16 op_mod)
 	CXIB_SET(in, CXIB_CMD_IN_OP_MOD, op_mod);
 }
 
+void cxib_cmd_put_pas(void *in, size_t offset, const dma_addr_t *pas, u32 npas);
+
 /**
  * struct cxib_eq_params - what CREATE_EQ needs to know about a new EQ
  * @log_size: log2 of the number of EQEs

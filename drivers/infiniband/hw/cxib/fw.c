@@ -16,6 +16,26 @@
 
 #include "cxib.h"
 
+/**
+ * cxib_cmd_put_pas() - write a physical address list into a command's input
+ * @in: the input
+ * @offset: byte offset of the list in @in (CXIB_<CMD>_IN_PAS_OFFSET)
+ * @pas: bus addresses of the 4 KiB pages
+ * @npas: number of entries
+ *
+ * Every entry is one big-endian 64-bit address (CXIB_PAS_ENTRY_SIZE bytes); MANAGE_PAGES,
+ * CREATE_EQ, CREATE_CQ, CREATE_QP and CREATE_SRQ carry such a list.
+ */
+void cxib_cmd_put_pas(void *in, size_t offset, const dma_addr_t *pas, u32 npas)
+{
+	__be64 *ent = in + offset;
+	u32 i;
+
+	BUILD_BUG_ON(sizeof(*ent) != CXIB_PAS_ENTRY_SIZE);
+	for (i = 0; i < npas; i++)
+		ent[i] = cpu_to_be64(pas[i]);
+}
+
 /* Whether a command that failed with @err was answered "not supported" (status BAD_OP). */
 static bool cxib_cmd_bad_op(int err, const void *out)
 {
@@ -193,9 +213,7 @@ int cxib_cmd_give_pages(struct cxib_dev *dev, u16 func_id, const dma_addr_t *pas
 {
 	__be32 out[CXIB_MANAGE_PAGES_OUT_LEN(0) / 4] = {};
 	u32 inlen = CXIB_MANAGE_PAGES_IN_LEN(npages);
-	__be64 *list;
 	void *in;
-	u32 i;
 	int err;
 
 	in = kzalloc(inlen, GFP_KERNEL);
@@ -204,9 +222,7 @@ int cxib_cmd_give_pages(struct cxib_dev *dev, u16 func_id, const dma_addr_t *pas
 	cxib_cmd_hdr(in, CXIB_CMD_OP_MANAGE_PAGES, CXIB_MANAGE_PAGES_OP_MOD_GIVE);
 	CXIB_SET(in, CXIB_MANAGE_PAGES_IN_FUNCTION_ID, func_id);
 	CXIB_SET(in, CXIB_MANAGE_PAGES_IN_INPUT_NUM_ENTRIES, npages);
-	list = in + CXIB_MANAGE_PAGES_IN_PAS_OFFSET;
-	for (i = 0; i < npages; i++)
-		list[i] = cpu_to_be64(pas[i]);
+	cxib_cmd_put_pas(in, CXIB_MANAGE_PAGES_IN_PAS_OFFSET, pas, npages);
 
 	err = cxib_cmd_exec(dev, in, inlen, out, sizeof(out));
 	kfree(in);
@@ -574,9 +590,7 @@ int cxib_cmd_create_eq(struct cxib_dev *dev, const struct cxib_eq_params *p, u8 
 {
 	__be32 out[CXIB_CREATE_EQ_OUT_LEN / 4] = {};
 	u32 inlen = CXIB_CREATE_EQ_IN_LEN(p->npages);
-	__be64 *pas;
 	void *in, *eqc;
-	unsigned int i;
 	int err;
 
 	in = kzalloc(inlen, GFP_KERNEL);
@@ -591,9 +605,7 @@ int cxib_cmd_create_eq(struct cxib_dev *dev, const struct cxib_eq_params *p, u8 
 	CXIB_SET(eqc, CXIB_EQC_LOG_PAGE_SIZE, 0);
 	CXIB_SET(eqc, CXIB_EQC_PAGE_OFFSET, 0);
 	CXIB_SET64(in, CXIB_CREATE_EQ_IN_EVENT_BITMASK, p->event_mask);
-	pas = in + CXIB_CREATE_EQ_IN_PAS_OFFSET;
-	for (i = 0; i < p->npages; i++)
-		pas[i] = cpu_to_be64(p->pas[i]);
+	cxib_cmd_put_pas(in, CXIB_CREATE_EQ_IN_PAS_OFFSET, p->pas, p->npages);
 
 	err = cxib_cmd_exec(dev, in, inlen, out, sizeof(out));
 	if (!err)

@@ -151,9 +151,7 @@ int cxib_cmd_create_cq(struct cxib_dev *dev, const struct cxib_cqc *cqc, const d
 {
 	__be32 out[CXIB_CREATE_CQ_OUT_LEN / 4] = {};
 	u32 inlen = CXIB_CREATE_CQ_IN_LEN(npas);
-	__be64 *ent;
 	void *in;
-	u32 i;
 	int err;
 
 	in = kzalloc(inlen, GFP_KERNEL);
@@ -161,9 +159,7 @@ int cxib_cmd_create_cq(struct cxib_dev *dev, const struct cxib_cqc *cqc, const d
 		return -ENOMEM;
 	cxib_cmd_hdr(in, CXIB_CMD_OP_CREATE_CQ, 0);
 	memcpy(in + CXIB_CREATE_CQ_IN_CQC_OFFSET, cqc, sizeof(*cqc));
-	ent = in + CXIB_CREATE_CQ_IN_PAS_OFFSET;
-	for (i = 0; i < npas; i++)
-		ent[i] = cpu_to_be64(pas[i]);
+	cxib_cmd_put_pas(in, CXIB_CREATE_CQ_IN_PAS_OFFSET, pas, npas);
 
 	err = cxib_cmd_exec(dev, in, inlen, out, sizeof(out));
 	if (!err)
@@ -263,9 +259,7 @@ int cxib_cmd_create_qp(struct cxib_dev *dev, const struct cxib_qpc *qpc, const d
 {
 	__be32 out[CXIB_CREATE_QP_OUT_LEN / 4] = {};
 	u32 inlen = CXIB_CREATE_QP_IN_LEN(npas);
-	__be64 *ent;
 	void *in;
-	u32 i;
 	int err;
 
 	in = kzalloc(inlen, GFP_KERNEL);
@@ -273,9 +267,7 @@ int cxib_cmd_create_qp(struct cxib_dev *dev, const struct cxib_qpc *qpc, const d
 		return -ENOMEM;
 	cxib_cmd_hdr(in, CXIB_CMD_OP_CREATE_QP, 0);
 	memcpy(in + CXIB_CREATE_QP_IN_QPC_OFFSET, qpc, sizeof(*qpc));
-	ent = in + CXIB_CREATE_QP_IN_PAS_OFFSET;
-	for (i = 0; i < npas; i++)
-		ent[i] = cpu_to_be64(pas[i]);
+	cxib_cmd_put_pas(in, CXIB_CREATE_QP_IN_PAS_OFFSET, pas, npas);
 	err = cxib_cmd_exec(dev, in, inlen, out, sizeof(out));
 	if (!err)
 		*qpn = CXIB_GET(out, CXIB_CREATE_QP_OUT_QPN);
@@ -383,7 +375,6 @@ int cxib_cmd_create_srq(struct cxib_dev *dev, const struct cxib_srqc *srqc,
 {
 	u32 inlen = CXIB_CREATE_SRQ_IN_LEN(npas);
 	__be32 out[CXIB_CREATE_SRQ_OUT_LEN / 4] = {};
-	unsigned int i;
 	void *in;
 	int err;
 
@@ -392,9 +383,7 @@ int cxib_cmd_create_srq(struct cxib_dev *dev, const struct cxib_srqc *srqc,
 		return -ENOMEM;
 	cxib_cmd_hdr(in, CXIB_CMD_OP_CREATE_SRQ, 0);
 	memcpy(in + CXIB_CREATE_SRQ_IN_SRQC_OFFSET, srqc, sizeof(*srqc));
-	for (i = 0; i < npas; i++)
-		CXIB_SET64(in + CXIB_CREATE_SRQ_IN_PAS_OFFSET + i * CXIB_PAS_ENTRY_SIZE, 0, 63, 0,
-			   pas[i]);
+	cxib_cmd_put_pas(in, CXIB_CREATE_SRQ_IN_PAS_OFFSET, pas, npas);
 	err = cxib_cmd_exec(dev, in, inlen, out, sizeof(out));
 	if (!err)
 		*srqn = CXIB_GET(out, CXIB_CREATE_SRQ_OUT_SRQN);
