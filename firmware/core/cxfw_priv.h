@@ -201,6 +201,8 @@ struct cxfw_qp {
 	uint8_t st;			/* CXIB_QPC_ST_* */
 	uint32_t pd, cqn_snd, cqn_rcv;
 	uint32_t srqn;			/* rq_type SRQ: the SRQ it holds, else 0 */
+	bool xrc_srq;			/* srqn is an XRC SRQ: cqn_rcv is its CQ ... */
+	uint32_t xrc_uidx;		/* ... and receive CQEs (version 1) carry its user_index */
 	uint32_t npas;
 	uint64_t *pas;			/* RQ then SQ */
 	/* queue geometry, fixed at creation */
@@ -229,11 +231,27 @@ static inline bool cxfw_qp_ipoib(const struct cxfw_qp *qp)
 	       CXIB_QPC_ULP_OFFLOAD_IPOIB_UD;
 }
 
-/* One shared receive queue (srq.c; its WQEs are consumed by rq.c). */
+/* Which commands name an SRQ object (one SRQN space for all three). */
+enum cxfw_srq_kind {
+	CXFW_SRQ_KIND_SRQ	= 1,	/* CREATE_SRQ (ISSI 0) */
+	CXFW_SRQ_KIND_XRC_SRQ	= 2,	/* CREATE_XRC_SRQ */
+	CXFW_SRQ_KIND_RMP	= 3,	/* CREATE_RMP */
+};
+
+/*
+ * One shared receive queue (srq.c; its WQEs are consumed by rq.c).  @srqc is the receive
+ * engine's view in the srqc layout (log_rq_stride, dbr_addr): the srqc or xrc_srqc as
+ * created (same positions), or for an RMP one built from its wq context, kept in @rmpc.
+ */
 struct cxfw_srq {
-	__be32 srqc[CXIB_SRQC_SIZE / 4];	/* context image as created */
-	uint32_t pd, cqn;
-	uint8_t log_size;
+	__be32 srqc[CXIB_SRQC_SIZE / 4];
+	__be32 rmpc[CXIB_RMPC_SIZE / 4];	/* RMP: rmpc + wq as created */
+	uint8_t kind;			/* enum cxfw_srq_kind */
+	uint32_t pd, cqn;		/* cqn: XRC SRQ completions (and an ISSI 0 srqc's) */
+	uint32_t xrcd, user_index;	/* XRC SRQ */
+	uint8_t log_size, log_stride;	/* 2^log_size WQEs of 2^log_stride bytes */
+	uint8_t log_pg;			/* pages of 4 KiB << log_pg */
+	uint32_t offset;		/* of WQE 0 in the first page, bytes */
 	uint16_t lwm;			/* ARM_RQ limit watermark */
 	bool armed;			/* limit event armed */
 	bool error;
@@ -545,6 +563,14 @@ uint8_t cxfw_cmd_create_srq(struct cxfw_dev *dev, struct cxfw_cmd *cmd);
 uint8_t cxfw_cmd_destroy_srq(struct cxfw_dev *dev, struct cxfw_cmd *cmd);
 uint8_t cxfw_cmd_query_srq(struct cxfw_dev *dev, struct cxfw_cmd *cmd);
 uint8_t cxfw_cmd_arm_rq(struct cxfw_dev *dev, struct cxfw_cmd *cmd);
+uint8_t cxfw_cmd_create_xrc_srq(struct cxfw_dev *dev, struct cxfw_cmd *cmd);
+uint8_t cxfw_cmd_destroy_xrc_srq(struct cxfw_dev *dev, struct cxfw_cmd *cmd);
+uint8_t cxfw_cmd_query_xrc_srq(struct cxfw_dev *dev, struct cxfw_cmd *cmd);
+uint8_t cxfw_cmd_arm_xrc_srq(struct cxfw_dev *dev, struct cxfw_cmd *cmd);
+uint8_t cxfw_cmd_create_rmp(struct cxfw_dev *dev, struct cxfw_cmd *cmd);
+uint8_t cxfw_cmd_modify_rmp(struct cxfw_dev *dev, struct cxfw_cmd *cmd);
+uint8_t cxfw_cmd_destroy_rmp(struct cxfw_dev *dev, struct cxfw_cmd *cmd);
+uint8_t cxfw_cmd_query_rmp(struct cxfw_dev *dev, struct cxfw_cmd *cmd);
 struct cxfw_srq *cxfw_srq_lookup(const struct cxfw_dev *dev, uint32_t srqn);	/* lock held */
 void cxfw_srq_destroy_all(struct cxfw_dev *dev);			/* lock held */
 
@@ -615,14 +641,16 @@ static inline uint32_t cxfw_cmdq_slot_mask(const struct cxfw_dev *dev)
 
 /*
  * Dword 8 [23:0] of a CQE of @qp (srqn_uidx): with CQE version 1 (the current capability)
- * the QP's user_index for every CQE of the QP; with version 0 the SRQ number for an SRQ
- * receive (@rcv) and 0 otherwise.  Worker only (SET_HCA_CAP also runs there).
+ * the QP's user_index for every CQE of the QP, except that a receive (@rcv) from an XRC
+ * SRQ carries the XRC SRQ's; with version 0 the SRQ number for an SRQ receive and 0
+ * otherwise.  Worker only (SET_HCA_CAP also runs there).
  */
 static inline void cxfw_cqe_set_index(const struct cxfw_dev *dev, const struct cxfw_qp *qp,
 				      struct cxib_cqe64 *cqe, bool rcv)
 {
 	if (CXIB_GET(dev->cap_cur.dw, CXIB_HCA_CAP_CQE_VERSION) == CXIB_CQE_VERSION_1)
-		CXIB_SET(cqe, CXIB_CQE_SRQN_UIDX, CXIB_GET(qp->qpc, CXIB_QPC_USER_INDEX));
+		CXIB_SET(cqe, CXIB_CQE_SRQN_UIDX, rcv && qp->xrc_srq ? qp->xrc_uidx :
+						  CXIB_GET(qp->qpc, CXIB_QPC_USER_INDEX));
 	else
 		CXIB_SET(cqe, CXIB_CQE_SRQN_UIDX, rcv ? qp->srqn : 0);
 }

@@ -284,10 +284,19 @@ uint8_t cxfw_cmd_create_qp(struct cxfw_dev *dev, struct cxfw_cmd *cmd)
 	dev->qps[qpn] = qp;
 	if (pd)
 		dev->pd_refs[pd]++;
+	if (qp->srqn) {
+		struct cxfw_srq *srq = cxfw_srq_lookup(dev, qp->srqn);
+
+		srq->refs++;
+		/* receives from an XRC SRQ complete on the XRC SRQ's CQ, with its user_index */
+		if (srq->kind == CXFW_SRQ_KIND_XRC_SRQ) {
+			qp->xrc_srq = true;
+			qp->xrc_uidx = srq->user_index;
+			qp->cqn_rcv = srq->cqn;
+		}
+	}
 	cxfw_cq_ref(dev, cqn_snd, 1);
-	cxfw_cq_ref(dev, cqn_rcv, 1);
-	if (qp->srqn)
-		cxfw_srq_lookup(dev, qp->srqn)->refs++;
+	cxfw_cq_ref(dev, qp->cqn_rcv, 1);
 	pthread_mutex_unlock(&dev->lock);
 
 	CXIB_SET(cmd->out, CXIB_CREATE_QP_OUT_QPN, qpn);

@@ -14,6 +14,9 @@
  *   CXIB_QPC_<FIELD>      QP context (qpc, 232 B)
  *   CXIB_ADS_<FIELD>      address path (ads, 44 B) inside the qpc
  *   CXIB_SRQC_<FIELD>     SRQ context (srqc, 64 B)
+ *   CXIB_XRC_SRQC_<FIELD> XRC SRQ context (xrc_srqc, 64 B)
+ *   CXIB_RMPC_<FIELD>     RMP context (rmpc, 0x30 B, then the wq context)
+ *   CXIB_WQC_<FIELD>      work queue context (wq, 0xc0 B, then the PAS list)
  *
  * Contexts are relative to themselves.  The data path (WQEs, CQEs, doorbell records) is
  * in wqe.h.
@@ -516,6 +519,18 @@ enum {
 	CXIB_SRQC_STATE_ERROR			= 0x1,
 };
 
+/*
+ * The page_offset of an srqc, xrc_srqc or wq context counts page_size / 64 units: 64 bytes
+ * with 4 KiB pages (upstream drivers/infiniband/hw/mlx5/srq_cmd.c, get_pas_size()).
+ */
+#define CXIB_SRQ_LOG_PAGE_OFFSET_PARTS		6
+
+/* log_rq_stride of an srqc or xrc_srqc is log2(WQE bytes) - this; a wq's log_wq_stride is not */
+#define CXIB_SRQC_LOG_RQ_STRIDE_BASE		4	/* 16-byte units */
+
+/* The byte above the 24-bit object number in dword 2 of every SRQ, XRC SRQ and RMP command. */
+#define CXIB_SRQ_CMD_IN_RESERVED_AT_40		2, 31, 24
+
 /* ---- CREATE_SRQ / DESTROY_SRQ / QUERY_SRQ / ARM_RQ (0x700 - 0x703) -------------------- */
 
 #define CXIB_CREATE_SRQ_IN_SRQC_OFFSET		0x10
@@ -534,6 +549,7 @@ enum {
 #define CXIB_QUERY_SRQ_OUT_LEN			0x110	/* no PAS returned */
 
 #define CXIB_ARM_RQ_IN_SRQ_NUMBER		2, 23, 0
+#define CXIB_ARM_RQ_IN_RESERVED_AT_60		3, 31, 16
 #define CXIB_ARM_RQ_IN_LWM			3, 15, 0
 #define CXIB_ARM_RQ_IN_LEN			16
 #define CXIB_ARM_RQ_OUT_LEN			16
@@ -544,17 +560,87 @@ enum {
 	CXIB_ARM_RQ_OP_MOD_SRQ			= 1,
 };
 
+/* ---- XRC SRQ context (xrc_srqc, ISSI 1): the srqc's positions plus the XRC fields ------ */
+
+#define CXIB_XRC_SRQC_SIZE			64
+
+#define CXIB_XRC_SRQC_STATE			0, 31, 28	/* CXIB_SRQC_STATE_* */
+#define CXIB_XRC_SRQC_LOG_XRC_SRQ_SIZE		0, 27, 24
+#define CXIB_XRC_SRQC_WQ_SIGNATURE		1, 31, 31
+#define CXIB_XRC_SRQC_CONT_SRQ			1, 30, 30
+#define CXIB_XRC_SRQC_RLKY			1, 28, 28
+#define CXIB_XRC_SRQC_BASIC_CYCLIC_RCV_WQE	1, 27, 27
+#define CXIB_XRC_SRQC_LOG_RQ_STRIDE		1, 26, 24	/* log2(WQE bytes) - 4 */
+#define CXIB_XRC_SRQC_XRCD			1, 23, 0
+#define CXIB_XRC_SRQC_PAGE_OFFSET		2, 31, 26	/* in page_size / 64 */
+#define CXIB_XRC_SRQC_DBR_UMEM_VALID		2, 24, 24
+#define CXIB_XRC_SRQC_CQN			2, 23, 0
+#define CXIB_XRC_SRQC_USER_INDEX_EQUAL_XRC_SRQN	4, 31, 31
+#define CXIB_XRC_SRQC_LOG_PAGE_SIZE		4, 29, 24	/* log2(page) - 12 */
+#define CXIB_XRC_SRQC_USER_INDEX		4, 23, 0
+#define CXIB_XRC_SRQC_PD			6, 23, 0
+#define CXIB_XRC_SRQC_LWM			7, 31, 16
+#define CXIB_XRC_SRQC_WQE_CNT			7, 15, 0
+#define CXIB_XRC_SRQC_DB_RECORD_ADDR		10, 63, 0	/* bits 1:0 reserved */
+
+CXIB_STATIC_ASSERT(CXIB_XRC_SRQC_SIZE == CXIB_SRQC_SIZE);
+
+/* ---- CREATE_XRC_SRQ / DESTROY_XRC_SRQ / QUERY_XRC_SRQ / ARM_XRC_SRQ (0x705 - 0x708) ---- */
+
+#define CXIB_CREATE_XRC_SRQ_IN_XRC_SRQC_OFFSET	0x10
+#define CXIB_CREATE_XRC_SRQ_IN_XRC_SRQ_UMEM_VALID	23, 31, 31
+#define CXIB_CREATE_XRC_SRQ_IN_PAS_OFFSET	0x110
+#define CXIB_CREATE_XRC_SRQ_IN_LEN(npas)	(0x110u + CXIB_PAS_ENTRY_SIZE * (npas))
+#define CXIB_CREATE_XRC_SRQ_OUT_XRC_SRQN	2, 23, 0
+#define CXIB_CREATE_XRC_SRQ_OUT_LEN		16
+
+#define CXIB_DESTROY_XRC_SRQ_IN_XRC_SRQN	2, 23, 0
+#define CXIB_DESTROY_XRC_SRQ_IN_LEN		16
+#define CXIB_DESTROY_XRC_SRQ_OUT_LEN		16
+
+#define CXIB_QUERY_XRC_SRQ_IN_XRC_SRQN		2, 23, 0
+#define CXIB_QUERY_XRC_SRQ_IN_LEN		16
+#define CXIB_QUERY_XRC_SRQ_OUT_XRC_SRQC_OFFSET	0x10
+#define CXIB_QUERY_XRC_SRQ_OUT_LEN		0x110	/* no PAS returned */
+
+#define CXIB_ARM_XRC_SRQ_IN_XRC_SRQN		2, 23, 0
+#define CXIB_ARM_XRC_SRQ_IN_RESERVED_AT_60	3, 31, 16
+#define CXIB_ARM_XRC_SRQ_IN_LWM			3, 15, 0
+#define CXIB_ARM_XRC_SRQ_IN_LEN			16
+#define CXIB_ARM_XRC_SRQ_OUT_LEN		16
+
+/* ARM_XRC_SRQ op_mod */
+enum {
+	CXIB_ARM_XRC_SRQ_OP_MOD_XRC_SRQ		= 1,
+};
+
 /* ---- RMP (ISSI 1 basic SRQs): rmpc with its embedded wq context ---------------------- */
 
 #define CXIB_WQC_SIZE				0xc0	/* wq context, PAS list follows */
 #define CXIB_WQC_WQ_TYPE			0, 31, 28
 #define CXIB_WQC_WQ_SIGNATURE			0, 27, 27
+#define CXIB_WQC_END_PADDING_MODE		0, 26, 25
+#define CXIB_WQC_CD_SLAVE			0, 24, 24
+#define CXIB_WQC_HDS_SKIP_FIRST_SGE		1, 31, 31
+#define CXIB_WQC_LOG2_HDS_BUF_SIZE		1, 30, 28
+#define CXIB_WQC_PAGE_OFFSET			1, 20, 16	/* in page_size / 64 */
 #define CXIB_WQC_LWM				1, 15, 0
 #define CXIB_WQC_PD				2, 23, 0
+#define CXIB_WQC_UAR_PAGE			3, 23, 0
 #define CXIB_WQC_DBR_ADDR			4, 63, 0
+#define CXIB_WQC_HW_COUNTER			6, 31, 0
+#define CXIB_WQC_SW_COUNTER			7, 31, 0
 #define CXIB_WQC_LOG_WQ_STRIDE			8, 19, 16	/* absolute log2 */
 #define CXIB_WQC_LOG_WQ_PG_SZ			8, 12, 8	/* log2(page) - 12 */
 #define CXIB_WQC_LOG_WQ_SZ			8, 4, 0
+#define CXIB_WQC_DBR_UMEM_VALID			9, 31, 31
+#define CXIB_WQC_WQ_UMEM_VALID			9, 30, 30
+#define CXIB_WQC_LOG_HAIRPIN_NUM_PACKETS	9, 28, 24
+#define CXIB_WQC_LOG_HAIRPIN_DATA_SZ		9, 20, 16
+#define CXIB_WQC_LOG_WQE_NUM_OF_STRIDES		9, 11, 8
+#define CXIB_WQC_TWO_BYTE_SHIFT_EN		9, 7, 7
+#define CXIB_WQC_LOG_WQE_STRIDE_SIZE		9, 2, 0
+#define CXIB_WQC_SHAMPO_ENABLE			15, 31, 31
 
 /* wq_type */
 enum {
@@ -563,7 +649,9 @@ enum {
 };
 
 #define CXIB_RMPC_STATE				0, 23, 20
+#define CXIB_RMPC_BASIC_CYCLIC_RCV_WQE		1, 31, 31
 #define CXIB_RMPC_WQ_OFFSET			0x30
+#define CXIB_RMPC_SIZE				(CXIB_RMPC_WQ_OFFSET + CXIB_WQC_SIZE)
 
 /* rmpc state */
 enum {
@@ -577,7 +665,8 @@ enum {
 #define CXIB_CREATE_RMP_OUT_RMPN		2, 23, 0
 #define CXIB_CREATE_RMP_OUT_LEN			16
 
-#define CXIB_MODIFY_RMP_IN_RMP_STATE		2, 31, 28
+#define CXIB_MODIFY_RMP_IN_RMP_STATE		2, 31, 28	/* the current state */
+#define CXIB_MODIFY_RMP_IN_RESERVED_AT_44	2, 27, 24
 #define CXIB_MODIFY_RMP_IN_RMPN			2, 23, 0
 #define CXIB_MODIFY_RMP_IN_BITMASK		4, 63, 0	/* CXIB_RMP_BITMASK_* */
 #define CXIB_MODIFY_RMP_IN_RMPC_OFFSET		0x20
