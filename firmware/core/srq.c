@@ -272,15 +272,16 @@ static uint8_t cxfw_srq_create(struct cxfw_dev *dev, struct cxfw_cmd *cmd,
 }
 
 /*
- * The SRQ of @kind a command names (@srqn, dword 2 [23:0]); lock held on success.  An
- * object of another kind is BAD_RESOURCE, as no object is.
+ * The SRQ of @kind a command names (@srqn); lock held on success.  An object of another
+ * kind is BAD_RESOURCE, as no object is.  @number_only: dword 2 holds nothing but the
+ * number (all but MODIFY_RMP), its top byte is reserved.
  */
 static struct cxfw_srq *cxfw_srq_get(struct cxfw_dev *dev, struct cxfw_cmd *cmd,
-				     uint32_t srqn, uint8_t kind, uint8_t *st)
+				     uint32_t srqn, uint8_t kind, bool number_only, uint8_t *st)
 {
 	struct cxfw_srq *srq;
 
-	if (CXIB_GET(cmd->in, CXIB_SRQ_CMD_IN_RESERVED_AT_40)) {
+	if (number_only && CXIB_GET(cmd->in, CXIB_SRQ_CMD_IN_RESERVED_AT_40)) {
 		*st = cxfw_fail(cmd, CXIB_CMD_STAT_BAD_PARAM,
 				CXFW_SYND(CXFW_SYND_RESERVED,
 					  CXIB_DW(CXIB_SRQ_CMD_IN_RESERVED_AT_40)));
@@ -304,7 +305,7 @@ static uint8_t cxfw_srq_destroy(struct cxfw_dev *dev, struct cxfw_cmd *cmd, uint
 				uint8_t kind)
 {
 	uint8_t st = CXIB_CMD_STAT_OK;
-	struct cxfw_srq *srq = cxfw_srq_get(dev, cmd, srqn, kind, &st);
+	struct cxfw_srq *srq = cxfw_srq_get(dev, cmd, srqn, kind, true, &st);
 
 	if (!srq)
 		return st;
@@ -327,7 +328,7 @@ static uint8_t cxfw_srq_arm(struct cxfw_dev *dev, struct cxfw_cmd *cmd, uint32_t
 			    uint8_t kind, uint32_t lwm)
 {
 	uint8_t st = CXIB_CMD_STAT_OK;
-	struct cxfw_srq *srq = cxfw_srq_get(dev, cmd, srqn, kind, &st);
+	struct cxfw_srq *srq = cxfw_srq_get(dev, cmd, srqn, kind, true, &st);
 
 	if (!srq)
 		return st;
@@ -347,7 +348,7 @@ static uint8_t cxfw_srq_query(struct cxfw_dev *dev, struct cxfw_cmd *cmd, uint32
 {
 	__be32 *srqc = (__be32 *)cxfw_out_bytes(cmd, ctx_off);
 	uint8_t st = CXIB_CMD_STAT_OK;
-	struct cxfw_srq *srq = cxfw_srq_get(dev, cmd, srqn, kind, &st);
+	struct cxfw_srq *srq = cxfw_srq_get(dev, cmd, srqn, kind, true, &st);
 
 	if (!srq)
 		return st;
@@ -555,7 +556,7 @@ uint8_t cxfw_cmd_modify_rmp(struct cxfw_dev *dev, struct cxfw_cmd *cmd)
 	if (next != CXIB_RMPC_STATE_RDY && next != CXIB_RMPC_STATE_ERR)
 		return cxfw_fail(cmd, CXIB_CMD_STAT_BAD_PARAM,
 				 CXFW_SYND(CXFW_SYND_BAD_PARAM, next));
-	srq = cxfw_srq_get(dev, cmd, rmpn, CXFW_SRQ_KIND_RMP, &st);
+	srq = cxfw_srq_get(dev, cmd, rmpn, CXFW_SRQ_KIND_RMP, false, &st);
 	if (!srq)
 		return st;
 	now = srq->error ? CXIB_RMPC_STATE_ERR : CXIB_RMPC_STATE_RDY;
@@ -586,7 +587,7 @@ uint8_t cxfw_cmd_query_rmp(struct cxfw_dev *dev, struct cxfw_cmd *cmd)
 	__be32 *rmpc = (__be32 *)cxfw_out_bytes(cmd, CXIB_QUERY_RMP_OUT_RMPC_OFFSET);
 	uint8_t st = CXIB_CMD_STAT_OK;
 	struct cxfw_srq *srq = cxfw_srq_get(dev, cmd, CXIB_GET(cmd->in, CXIB_QUERY_RMP_IN_RMPN),
-					    CXFW_SRQ_KIND_RMP, &st);
+					    CXFW_SRQ_KIND_RMP, true, &st);
 
 	if (!srq)
 		return st;
