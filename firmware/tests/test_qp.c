@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * Queue pairs, resource side: CREATE/QUERY/DESTROY_QP, the state machine and its checks,
- * references on PD and CQs (the PRM's QP commands).  No data path yet.
+ * references on PD and CQs (the PRM's QP commands); SRQs, XRC SRQs and RMPs.  No data path
+ * yet.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -499,6 +500,455 @@ TEST(srq_create_rejects_bad_input_and_qp_holds_it)
 	CHECK_EQ(cmd_simple(t, CXIB_CMD_OP_DESTROY_SRQ, 0, srqn, 0, out, 16),
 		 CXIB_CMD_STAT_RES_BUSY);
 	CHECK_EQ(destroy_qp(t, qpn), 0);
+	CHECK_EQ(cmd_simple(t, CXIB_CMD_OP_DESTROY_SRQ, 0, srqn, 0, out, 16), 0);
+}
+
+/* ---- XRC SRQs and RMPs (ISSI 1 commands), one SRQN space with CREATE_SRQ ---- */
+
+#define SRQ_BUF		(DRV_CQ_OFF + 0x40000)
+#define SRQ_DBR		(DRV_DBR_OFF + 0xc00)
+
+/* What CREATE_XRC_SRQ / CREATE_RMP get; the defaults make a 64 x 64 B = 1 page queue. */
+struct xsrq_args {
+	uint32_t state, pd, cqn, xrcd, user_index, lwm, wq_type;
+	unsigned int log_size, log_stride;	/* log2 of WQEs and of WQE bytes */
+	unsigned int npas;			/* PAS entries in the input */
+	uint64_t dbr;
+	bool sig, umem, uidx_is_srqn;
+};
+
+static unsigned int alloc_xrcd(struct test_ctx *t, uint32_t *xrcd)
+{
+	__be32 out[4];
+	unsigned int st = cmd_simple(t, CXIB_CMD_OP_ALLOC_XRCD, 0, 0, 0, out, sizeof(out));
+
+	if (!st)
+		*xrcd = CXIB_GET(out, CXIB_ALLOC_XRCD_OUT_XRCD);
+	return st;
+}
+
+static struct xsrq_args xsrq_defaults(struct test_ctx *t, const struct qp_env *e, uint32_t xrcd)
+{
+	struct xsrq_args a = { 0 };
+
+	a.pd = e->pd;
+	a.cqn = e->cqn;
+	a.xrcd = xrcd;
+	a.log_size = 6;
+	a.log_stride = 6;
+	a.npas = 1;
+	a.dbr = t->fk.base + SRQ_DBR;
+	return a;
+}
+
+static unsigned int create_xrc_srq(struct test_ctx *t, const struct xsrq_args *a, uint32_t *srqn)
+{
+	uint8_t in[CXIB_CREATE_XRC_SRQ_IN_LEN(1)] = { 0 };
+	__be32 *xc = (__be32 *)(in + CXIB_CREATE_XRC_SRQ_IN_XRC_SRQC_OFFSET), out[4];
+	unsigned int st;
+
+	cmd_hdr(in, CXIB_CMD_OP_CREATE_XRC_SRQ, 0);
+	CXIB_SET(xc, CXIB_XRC_SRQC_STATE, a->state);
+	CXIB_SET(xc, CXIB_XRC_SRQC_LOG_XRC_SRQ_SIZE, a->log_size);
+	CXIB_SET(xc, CXIB_XRC_SRQC_WQ_SIGNATURE, a->sig);
+	CXIB_SET(xc, CXIB_XRC_SRQC_LOG_RQ_STRIDE, a->log_stride - CXIB_SRQC_LOG_RQ_STRIDE_BASE);
+	CXIB_SET(xc, CXIB_XRC_SRQC_XRCD, a->xrcd);
+	CXIB_SET(xc, CXIB_XRC_SRQC_CQN, a->cqn);
+	CXIB_SET(xc, CXIB_XRC_SRQC_USER_INDEX_EQUAL_XRC_SRQN, a->uidx_is_srqn);
+	CXIB_SET(xc, CXIB_XRC_SRQC_USER_INDEX, a->user_index);
+	CXIB_SET(xc, CXIB_XRC_SRQC_PD, a->pd);
+	CXIB_SET(xc, CXIB_XRC_SRQC_LWM, a->lwm);
+	CXIB_SET64(xc, CXIB_XRC_SRQC_DB_RECORD_ADDR, a->dbr);
+	CXIB_SET(in, CXIB_CREATE_XRC_SRQ_IN_XRC_SRQ_UMEM_VALID, a->umem);
+	CXIB_SET64(in + CXIB_CREATE_XRC_SRQ_IN_PAS_OFFSET, 0, 63, 0, t->fk.base + SRQ_BUF);
+	st = drv_run(t, in, CXIB_CREATE_XRC_SRQ_IN_LEN(a->npas), out, sizeof(out));
+	if (!st)
+		*srqn = CXIB_GET(out, CXIB_CREATE_XRC_SRQ_OUT_XRC_SRQN);
+	return st;
+}
+
+static struct xsrq_args rmp_defaults(struct test_ctx *t, const struct qp_env *e)
+{
+	struct xsrq_args a = xsrq_defaults(t, e, 0);
+
+	a.state = CXIB_RMPC_STATE_RDY;
+	a.cqn = 0;
+	return a;
+}
+
+static unsigned int create_rmp(struct test_ctx *t, const struct xsrq_args *a, uint32_t *rmpn)
+{
+	uint8_t in[CXIB_CREATE_RMP_IN_LEN(1)] = { 0 };
+	__be32 *rmpc = (__be32 *)(in + CXIB_CREATE_RMP_IN_RMPC_OFFSET), out[4];
+	__be32 *wq = rmpc + CXIB_RMPC_WQ_OFFSET / 4;
+	unsigned int st;
+
+	cmd_hdr(in, CXIB_CMD_OP_CREATE_RMP, 0);
+	CXIB_SET(rmpc, CXIB_RMPC_STATE, a->state);
+	CXIB_SET(wq, CXIB_WQC_WQ_TYPE, a->wq_type);
+	CXIB_SET(wq, CXIB_WQC_WQ_SIGNATURE, a->sig);
+	CXIB_SET(wq, CXIB_WQC_WQ_UMEM_VALID, a->umem);
+	CXIB_SET(wq, CXIB_WQC_LWM, a->lwm);
+	CXIB_SET(wq, CXIB_WQC_PD, a->pd);
+	CXIB_SET64(wq, CXIB_WQC_DBR_ADDR, a->dbr);
+	CXIB_SET(wq, CXIB_WQC_LOG_WQ_STRIDE, a->log_stride);
+	CXIB_SET(wq, CXIB_WQC_LOG_WQ_SZ, a->log_size);
+	CXIB_SET64(in + CXIB_CREATE_RMP_IN_PAS_OFFSET, 0, 63, 0, t->fk.base + SRQ_BUF);
+	st = drv_run(t, in, CXIB_CREATE_RMP_IN_LEN(a->npas), out, sizeof(out));
+	if (!st)
+		*rmpn = CXIB_GET(out, CXIB_CREATE_RMP_OUT_RMPN);
+	return st;
+}
+
+/* MODIFY_RMP as mlx5_ib's arm_rmp_cmd() builds it, with the states and bitmask given. */
+static unsigned int modify_rmp(struct test_ctx *t, uint32_t rmpn, uint32_t cur, uint32_t next,
+			       uint64_t bitmask, uint32_t lwm)
+{
+	uint8_t in[CXIB_MODIFY_RMP_IN_LEN] = { 0 };
+	__be32 *rmpc = (__be32 *)(in + CXIB_MODIFY_RMP_IN_RMPC_OFFSET), out[4];
+
+	cmd_hdr(in, CXIB_CMD_OP_MODIFY_RMP, 0);
+	CXIB_SET(in, CXIB_MODIFY_RMP_IN_RMP_STATE, cur);
+	CXIB_SET(in, CXIB_MODIFY_RMP_IN_RMPN, rmpn);
+	CXIB_SET64(in, CXIB_MODIFY_RMP_IN_BITMASK, bitmask);
+	CXIB_SET(rmpc, CXIB_RMPC_STATE, next);
+	CXIB_SET(rmpc + CXIB_RMPC_WQ_OFFSET / 4, CXIB_WQC_LWM, lwm);
+	return drv_run(t, in, sizeof(in), out, sizeof(out));
+}
+
+/* An RC QP without a receive queue of its own: rq_type SRQ on @srqn. */
+static unsigned int create_srq_qp(struct test_ctx *t, const struct qp_env *e, uint32_t srqn,
+				  uint32_t *qpn)
+{
+	struct qp_args a = qp_defaults(t, e, CXIB_QPC_ST_RC);
+	uint8_t in[CXIB_CREATE_QP_IN_LEN(1)] = { 0 };
+	__be32 *qpc = (__be32 *)(in + CXIB_CREATE_QP_IN_QPC_OFFSET), out[4];
+	unsigned int st;
+
+	cmd_hdr(in, CXIB_CMD_OP_CREATE_QP, 0);
+	CXIB_SET(qpc, CXIB_QPC_ST, a.st);
+	CXIB_SET(qpc, CXIB_QPC_PD, a.pd);
+	CXIB_SET(qpc, CXIB_QPC_LOG_SQ_SIZE, a.log_sq);
+	CXIB_SET(qpc, CXIB_QPC_UAR_PAGE, a.uar);
+	CXIB_SET(qpc, CXIB_QPC_CQN_SND, a.cqn_snd);
+	CXIB_SET(qpc, CXIB_QPC_CQN_RCV, a.cqn_rcv);
+	CXIB_SET(qpc, CXIB_QPC_RQ_TYPE, CXIB_QPC_RQ_TYPE_SRQ);
+	CXIB_SET(qpc, CXIB_QPC_SRQN_RMPN_XRQN, srqn);
+	CXIB_SET64(qpc, CXIB_QPC_DBR_ADDR, a.dbr);
+	CXIB_SET64(in + CXIB_CREATE_QP_IN_PAS_OFFSET, 0, 63, 0,
+		   t->fk.base + DRV_CQ_OFF + QP_BUF_OFF);
+	st = drv_run(t, in, sizeof(in), out, sizeof(out));
+	if (!st)
+		*qpn = CXIB_GET(out, CXIB_CREATE_QP_OUT_QPN);
+	return st;
+}
+
+TEST(xrc_srq_create_query_arm_destroy)
+{
+	uint8_t out[CXIB_QUERY_XRC_SRQ_OUT_LEN];
+	const __be32 *xc = (const __be32 *)(out + CXIB_QUERY_XRC_SRQ_OUT_XRC_SRQC_OFFSET);
+	struct xsrq_args a;
+	struct qp_env e;
+	uint32_t xrcd, srqn, srqn2;
+
+	CHECK_EQ(setup(t, &e), 0);
+	CHECK_EQ(alloc_xrcd(t, &xrcd), 0);
+	a = xsrq_defaults(t, &e, xrcd);
+	a.user_index = 0x1234;
+	a.lwm = 5;
+	CHECK_EQ(create_xrc_srq(t, &a, &srqn), 0);
+	CHECK(srqn != 0);
+	CHECK_EQ(cmd_simple(t, CXIB_CMD_OP_QUERY_XRC_SRQ, 0, srqn, 0, out, sizeof(out)), 0);
+	CHECK_EQ(CXIB_GET(xc, CXIB_XRC_SRQC_STATE), CXIB_SRQC_STATE_GOOD);
+	CHECK_EQ(CXIB_GET(xc, CXIB_XRC_SRQC_LOG_XRC_SRQ_SIZE), 6);
+	CHECK_EQ(CXIB_GET(xc, CXIB_XRC_SRQC_LOG_RQ_STRIDE), 2);
+	CHECK_EQ(CXIB_GET(xc, CXIB_XRC_SRQC_XRCD), xrcd);
+	CHECK_EQ(CXIB_GET(xc, CXIB_XRC_SRQC_CQN), e.cqn);
+	CHECK_EQ(CXIB_GET(xc, CXIB_XRC_SRQC_PD), e.pd);
+	CHECK_EQ(CXIB_GET(xc, CXIB_XRC_SRQC_USER_INDEX), 0x1234);
+	CHECK_EQ(CXIB_GET(xc, CXIB_XRC_SRQC_LWM), 5);
+	CHECK_EQ(CXIB_GET64(xc, CXIB_XRC_SRQC_DB_RECORD_ADDR), t->fk.base + SRQ_DBR);
+	/* ARM_XRC_SRQ op_mod 1 sets the watermark */
+	CHECK_EQ(cmd_simple(t, CXIB_CMD_OP_ARM_XRC_SRQ, CXIB_ARM_XRC_SRQ_OP_MOD_XRC_SRQ, srqn, 16,
+			    out, 16), 0);
+	CHECK_EQ(cmd_simple(t, CXIB_CMD_OP_QUERY_XRC_SRQ, 0, srqn, 0, out, sizeof(out)), 0);
+	CHECK_EQ(CXIB_GET(xc, CXIB_XRC_SRQC_LWM), 16);
+	/* lwm beyond the SRQ, reserved dw3 bits, op_mod 0, unknown number */
+	CHECK_EQ(cmd_simple(t, CXIB_CMD_OP_ARM_XRC_SRQ, CXIB_ARM_XRC_SRQ_OP_MOD_XRC_SRQ, srqn, 64,
+			    out, 16), CXIB_CMD_STAT_BAD_PARAM);
+	CHECK_EQ(cmd_simple(t, CXIB_CMD_OP_ARM_XRC_SRQ, CXIB_ARM_XRC_SRQ_OP_MOD_XRC_SRQ, srqn,
+			    1u << 16, out, 16), CXIB_CMD_STAT_BAD_PARAM);
+	CHECK_EQ(cmd_simple(t, CXIB_CMD_OP_ARM_XRC_SRQ, 0, srqn, 1, out, 16), CXIB_CMD_STAT_BAD_OP);
+	CHECK_EQ(cmd_simple(t, CXIB_CMD_OP_ARM_XRC_SRQ, CXIB_ARM_XRC_SRQ_OP_MOD_XRC_SRQ, srqn + 1,
+			    1, out, 16), CXIB_CMD_STAT_BAD_RES);
+	CHECK_EQ(cmd_simple(t, CXIB_CMD_OP_QUERY_XRC_SRQ, 0, srqn | 1u << 24, 0, out,
+			    sizeof(out)), CXIB_CMD_STAT_BAD_PARAM);
+	/* user_index_equal_xrc_srqn: the number is the user index */
+	a.uidx_is_srqn = true;
+	CHECK_EQ(create_xrc_srq(t, &a, &srqn2), 0);
+	CHECK_EQ(cmd_simple(t, CXIB_CMD_OP_QUERY_XRC_SRQ, 0, srqn2, 0, out, sizeof(out)), 0);
+	CHECK_EQ(CXIB_GET(xc, CXIB_XRC_SRQC_USER_INDEX), srqn2);
+	CHECK_EQ(cmd_simple(t, CXIB_CMD_OP_DESTROY_XRC_SRQ, 0, srqn2, 0, out, 16), 0);
+	/* the XRC SRQ holds its PD and CQ */
+	CHECK_EQ(drv_dealloc_pd(t, e.pd), CXIB_CMD_STAT_RES_BUSY);
+	CHECK_EQ(cmd_simple(t, CXIB_CMD_OP_DESTROY_CQ, 0, e.cqn, 0, out, 16),
+		 CXIB_CMD_STAT_RES_BUSY);
+	CHECK_EQ(cmd_simple(t, CXIB_CMD_OP_DESTROY_XRC_SRQ, 0, srqn, 0, out, 16), 0);
+	CHECK_EQ(cmd_simple(t, CXIB_CMD_OP_DESTROY_XRC_SRQ, 0, srqn, 0, out, 16),
+		 CXIB_CMD_STAT_BAD_RES);
+	CHECK_EQ(cmd_simple(t, CXIB_CMD_OP_QUERY_XRC_SRQ, 0, srqn, 0, out, sizeof(out)),
+		 CXIB_CMD_STAT_BAD_RES);
+	CHECK_EQ(cmd_simple(t, CXIB_CMD_OP_DESTROY_XRC_SRQ, 0, 0, 0, out, 16),
+		 CXIB_CMD_STAT_BAD_INDEX);
+	CHECK_EQ(cmd_simple(t, CXIB_CMD_OP_DESTROY_XRC_SRQ, 0, CXFW_MAX_SRQS, 0, out, 16),
+		 CXIB_CMD_STAT_BAD_INDEX);
+	CHECK_EQ(cmd_simple(t, CXIB_CMD_OP_DESTROY_CQ, 0, e.cqn, 0, out, 16), 0);
+	CHECK_EQ(drv_dealloc_pd(t, e.pd), 0);
+}
+
+TEST(xrc_srq_create_rejects_bad_input)
+{
+	struct xsrq_args a, b;
+	struct qp_env e;
+	uint32_t xrcd, srqn;
+
+	CHECK_EQ(setup(t, &e), 0);
+	CHECK_EQ(alloc_xrcd(t, &xrcd), 0);
+	a = xsrq_defaults(t, &e, xrcd);
+	/* resources: PD, CQ (required), XRCD (allocated) */
+	b = a;
+	b.pd = e.pd + 1;
+	CHECK_EQ(create_xrc_srq(t, &b, &srqn), CXIB_CMD_STAT_BAD_RES);
+	b = a;
+	b.cqn = 0;
+	CHECK_EQ(create_xrc_srq(t, &b, &srqn), CXIB_CMD_STAT_BAD_RES);
+	b.cqn = e.cqn + 1;
+	CHECK_EQ(create_xrc_srq(t, &b, &srqn), CXIB_CMD_STAT_BAD_RES);
+	b = a;
+	b.xrcd = 0;
+	CHECK_EQ(create_xrc_srq(t, &b, &srqn), CXIB_CMD_STAT_BAD_RES);
+	b.xrcd = xrcd + 1;
+	CHECK_EQ(create_xrc_srq(t, &b, &srqn), CXIB_CMD_STAT_BAD_RES);
+	/* state, features the model lacks, geometry, doorbell record */
+	b = a;
+	b.state = CXIB_SRQC_STATE_ERROR;
+	CHECK_EQ(create_xrc_srq(t, &b, &srqn), CXIB_CMD_STAT_BAD_PARAM);
+	b = a;
+	b.sig = true;
+	CHECK_EQ(create_xrc_srq(t, &b, &srqn), CXIB_CMD_STAT_BAD_PARAM);
+	b = a;
+	b.umem = true;
+	CHECK_EQ(create_xrc_srq(t, &b, &srqn), CXIB_CMD_STAT_BAD_PARAM);
+	b = a;
+	b.log_stride = 10;
+	CHECK_EQ(create_xrc_srq(t, &b, &srqn), CXIB_CMD_STAT_BAD_PARAM);
+	b = a;
+	b.lwm = 64;
+	CHECK_EQ(create_xrc_srq(t, &b, &srqn), CXIB_CMD_STAT_BAD_PARAM);
+	b = a;
+	b.dbr = 0;
+	CHECK_EQ(create_xrc_srq(t, &b, &srqn), CXIB_CMD_STAT_BAD_PARAM);
+	b.dbr = a.dbr + 2;
+	CHECK_EQ(create_xrc_srq(t, &b, &srqn), CXIB_CMD_STAT_BAD_PARAM);
+	/* a PAS list shorter than the queue */
+	b = a;
+	b.npas = 0;
+	CHECK_EQ(create_xrc_srq(t, &b, &srqn), CXIB_CMD_STAT_BAD_INPUT_LEN);
+	b.log_size = 7;
+	b.npas = 1;
+	CHECK_EQ(create_xrc_srq(t, &b, &srqn), CXIB_CMD_STAT_BAD_INPUT_LEN);
+	/* nothing was created on the way */
+	CHECK_EQ(create_xrc_srq(t, &a, &srqn), 0);
+	CHECK_EQ(srqn, 1);
+	/* a QP on it holds it */
+	{
+		uint32_t qpn;
+		__be32 out[4];
+
+		CHECK_EQ(create_srq_qp(t, &e, srqn, &qpn), 0);
+		CHECK_EQ(cmd_simple(t, CXIB_CMD_OP_DESTROY_XRC_SRQ, 0, srqn, 0, out, 16),
+			 CXIB_CMD_STAT_RES_BUSY);
+		CHECK_EQ(destroy_qp(t, qpn), 0);
+		CHECK_EQ(cmd_simple(t, CXIB_CMD_OP_DESTROY_XRC_SRQ, 0, srqn, 0, out, 16), 0);
+	}
+}
+
+TEST(rmp_create_query_modify_destroy)
+{
+	uint8_t out[CXIB_QUERY_RMP_OUT_LEN];
+	const __be32 *rmpc = (const __be32 *)(out + CXIB_QUERY_RMP_OUT_RMPC_OFFSET);
+	const __be32 *wq = rmpc + CXIB_RMPC_WQ_OFFSET / 4;
+	const uint32_t rdy = CXIB_RMPC_STATE_RDY, err = CXIB_RMPC_STATE_ERR;
+	struct xsrq_args a;
+	struct qp_env e;
+	uint32_t rmpn;
+
+	CHECK_EQ(setup(t, &e), 0);
+	a = rmp_defaults(t, &e);
+	CHECK_EQ(create_rmp(t, &a, &rmpn), 0);
+	CHECK(rmpn != 0);
+	CHECK_EQ(cmd_simple(t, CXIB_CMD_OP_QUERY_RMP, 0, rmpn, 0, out, sizeof(out)), 0);
+	CHECK_EQ(CXIB_GET(rmpc, CXIB_RMPC_STATE), rdy);
+	CHECK_EQ(CXIB_GET(wq, CXIB_WQC_WQ_TYPE), CXIB_WQ_TYPE_LINKED_LIST);
+	CHECK_EQ(CXIB_GET(wq, CXIB_WQC_PD), e.pd);
+	CHECK_EQ(CXIB_GET(wq, CXIB_WQC_LOG_WQ_STRIDE), 6);
+	CHECK_EQ(CXIB_GET(wq, CXIB_WQC_LOG_WQ_SZ), 6);
+	CHECK_EQ(CXIB_GET(wq, CXIB_WQC_LWM), 0);
+	CHECK_EQ(CXIB_GET64(wq, CXIB_WQC_DBR_ADDR), t->fk.base + SRQ_DBR);
+	/* arm as mlx5_ib does: RDY -> RDY with the lwm bit */
+	CHECK_EQ(modify_rmp(t, rmpn, rdy, rdy, CXIB_RMP_BITMASK_LWM, 8), 0);
+	CHECK_EQ(cmd_simple(t, CXIB_CMD_OP_QUERY_RMP, 0, rmpn, 0, out, sizeof(out)), 0);
+	CHECK_EQ(CXIB_GET(wq, CXIB_WQC_LWM), 8);
+	/* without the bit the wq's lwm is not taken */
+	CHECK_EQ(modify_rmp(t, rmpn, rdy, rdy, 0, 3), 0);
+	CHECK_EQ(cmd_simple(t, CXIB_CMD_OP_QUERY_RMP, 0, rmpn, 0, out, sizeof(out)), 0);
+	CHECK_EQ(CXIB_GET(wq, CXIB_WQC_LWM), 8);
+	/* a wrong current state, an unknown bitmask bit, next state 0, lwm beyond the RMP */
+	CHECK_EQ(modify_rmp(t, rmpn, err, rdy, CXIB_RMP_BITMASK_LWM, 1),
+		 CXIB_CMD_STAT_BAD_RES_STATE);
+	CHECK_EQ(modify_rmp(t, rmpn, rdy, rdy, CXIB_RMP_BITMASK_LWM << 1, 1),
+		 CXIB_CMD_STAT_BAD_PARAM);
+	CHECK_EQ(modify_rmp(t, rmpn, rdy, 0, CXIB_RMP_BITMASK_LWM, 1), CXIB_CMD_STAT_BAD_PARAM);
+	CHECK_EQ(modify_rmp(t, rmpn, rdy, rdy, CXIB_RMP_BITMASK_LWM, 64),
+		 CXIB_CMD_STAT_BAD_PARAM);
+	CHECK_EQ(modify_rmp(t, rmpn + 1, rdy, rdy, CXIB_RMP_BITMASK_LWM, 1),
+		 CXIB_CMD_STAT_BAD_RES);
+	CHECK_EQ(cmd_simple(t, CXIB_CMD_OP_QUERY_RMP, 0, rmpn, 0, out, sizeof(out)), 0);
+	CHECK_EQ(CXIB_GET(wq, CXIB_WQC_LWM), 8);
+	/* RDY -> ERR; nothing but DESTROY leaves ERR */
+	CHECK_EQ(modify_rmp(t, rmpn, rdy, err, 0, 0), 0);
+	CHECK_EQ(cmd_simple(t, CXIB_CMD_OP_QUERY_RMP, 0, rmpn, 0, out, sizeof(out)), 0);
+	CHECK_EQ(CXIB_GET(rmpc, CXIB_RMPC_STATE), err);
+	CHECK_EQ(modify_rmp(t, rmpn, rdy, rdy, CXIB_RMP_BITMASK_LWM, 1),
+		 CXIB_CMD_STAT_BAD_RES_STATE);
+	CHECK_EQ(modify_rmp(t, rmpn, err, rdy, 0, 0), CXIB_CMD_STAT_BAD_RES_STATE);
+	CHECK_EQ(modify_rmp(t, rmpn, err, err, 0, 0), 0);
+	/* the RMP holds its PD */
+	CHECK_EQ(drv_dealloc_pd(t, e.pd), CXIB_CMD_STAT_RES_BUSY);
+	CHECK_EQ(cmd_simple(t, CXIB_CMD_OP_DESTROY_RMP, 0, rmpn, 0, out, 16), 0);
+	CHECK_EQ(cmd_simple(t, CXIB_CMD_OP_DESTROY_RMP, 0, rmpn, 0, out, 16),
+		 CXIB_CMD_STAT_BAD_RES);
+	CHECK_EQ(cmd_simple(t, CXIB_CMD_OP_QUERY_RMP, 0, rmpn, 0, out, sizeof(out)),
+		 CXIB_CMD_STAT_BAD_RES);
+	CHECK_EQ(cmd_simple(t, CXIB_CMD_OP_DESTROY_RMP, 0, 0, 0, out, 16),
+		 CXIB_CMD_STAT_BAD_INDEX);
+	CHECK_EQ(drv_dealloc_pd(t, e.pd), 0);
+}
+
+TEST(rmp_create_rejects_bad_input)
+{
+	struct xsrq_args a, b;
+	struct qp_env e;
+	uint32_t rmpn;
+	uint8_t in[CXIB_CREATE_RMP_IN_LEN(1)] = { 0 };
+	__be32 out[4];
+
+	CHECK_EQ(setup(t, &e), 0);
+	a = rmp_defaults(t, &e);
+	b = a;
+	b.state = CXIB_RMPC_STATE_ERR;
+	CHECK_EQ(create_rmp(t, &b, &rmpn), CXIB_CMD_STAT_BAD_PARAM);
+	b.state = 0;
+	CHECK_EQ(create_rmp(t, &b, &rmpn), CXIB_CMD_STAT_BAD_PARAM);
+	b = a;
+	b.wq_type = CXIB_WQ_TYPE_CYCLIC;
+	CHECK_EQ(create_rmp(t, &b, &rmpn), CXIB_CMD_STAT_BAD_PARAM);
+	b = a;
+	b.sig = true;
+	CHECK_EQ(create_rmp(t, &b, &rmpn), CXIB_CMD_STAT_BAD_PARAM);
+	b = a;
+	b.umem = true;
+	CHECK_EQ(create_rmp(t, &b, &rmpn), CXIB_CMD_STAT_BAD_PARAM);
+	/* log_wq_stride is absolute: 16 .. 512 bytes */
+	b = a;
+	b.log_stride = 3;
+	CHECK_EQ(create_rmp(t, &b, &rmpn), CXIB_CMD_STAT_BAD_PARAM);
+	b.log_stride = 10;
+	CHECK_EQ(create_rmp(t, &b, &rmpn), CXIB_CMD_STAT_BAD_PARAM);
+	b = a;
+	b.log_size = 16;		/* above log_max_srq_sz */
+	CHECK_EQ(create_rmp(t, &b, &rmpn), CXIB_CMD_STAT_BAD_PARAM);
+	b = a;
+	b.lwm = 64;
+	CHECK_EQ(create_rmp(t, &b, &rmpn), CXIB_CMD_STAT_BAD_PARAM);
+	b = a;
+	b.pd = 0;
+	CHECK_EQ(create_rmp(t, &b, &rmpn), CXIB_CMD_STAT_BAD_RES);
+	b = a;
+	b.dbr = a.dbr + 1;
+	CHECK_EQ(create_rmp(t, &b, &rmpn), CXIB_CMD_STAT_BAD_PARAM);
+	b.dbr = 0x7fff0000ull;		/* outside guest memory */
+	CHECK_EQ(create_rmp(t, &b, &rmpn), CXIB_CMD_STAT_BAD_PARAM);
+	b = a;
+	b.npas = 0;
+	CHECK_EQ(create_rmp(t, &b, &rmpn), CXIB_CMD_STAT_BAD_INPUT_LEN);
+	/* a wq feature the model lacks (striding RQ) */
+	cmd_hdr(in, CXIB_CMD_OP_CREATE_RMP, 0);
+	{
+		__be32 *rmpc = (__be32 *)(in + CXIB_CREATE_RMP_IN_RMPC_OFFSET);
+		__be32 *wq = rmpc + CXIB_RMPC_WQ_OFFSET / 4;
+
+		CXIB_SET(rmpc, CXIB_RMPC_STATE, CXIB_RMPC_STATE_RDY);
+		CXIB_SET(wq, CXIB_WQC_PD, e.pd);
+		CXIB_SET64(wq, CXIB_WQC_DBR_ADDR, a.dbr);
+		CXIB_SET(wq, CXIB_WQC_LOG_WQ_STRIDE, 6);
+		CXIB_SET(wq, CXIB_WQC_LOG_WQ_SZ, 6);
+		CXIB_SET64(in + CXIB_CREATE_RMP_IN_PAS_OFFSET, 0, 63, 0, t->fk.base + SRQ_BUF);
+		CXIB_SET(wq, CXIB_WQC_LOG_WQE_NUM_OF_STRIDES, 1);
+		CHECK_EQ(drv_run(t, in, sizeof(in), out, sizeof(out)), CXIB_CMD_STAT_BAD_PARAM);
+		CXIB_SET(wq, CXIB_WQC_LOG_WQE_NUM_OF_STRIDES, 0);
+		CXIB_SET(rmpc, CXIB_RMPC_BASIC_CYCLIC_RCV_WQE, 1);
+		CHECK_EQ(drv_run(t, in, sizeof(in), out, sizeof(out)), CXIB_CMD_STAT_BAD_PARAM);
+		CXIB_SET(rmpc, CXIB_RMPC_BASIC_CYCLIC_RCV_WQE, 0);
+		CHECK_EQ(drv_run(t, in, sizeof(in), out, sizeof(out)), 0);
+		rmpn = CXIB_GET(out, CXIB_CREATE_RMP_OUT_RMPN);
+	}
+	CHECK_EQ(rmpn, 1);
+}
+
+TEST(srq_kinds_share_one_number_space_and_keep_their_commands)
+{
+	uint8_t out[CXIB_QUERY_RMP_OUT_LEN];
+	struct xsrq_args xa, ra;
+	struct qp_env e;
+	uint32_t xrcd, srqn, xsrqn, rmpn, qpn, n;
+
+	CHECK_EQ(setup(t, &e), 0);
+	CHECK_EQ(alloc_xrcd(t, &xrcd), 0);
+	xa = xsrq_defaults(t, &e, xrcd);
+	ra = rmp_defaults(t, &e);
+	CHECK_EQ(create_srq(t, &e, e.pd, 6, 2, &srqn), 0);
+	CHECK_EQ(create_xrc_srq(t, &xa, &xsrqn), 0);
+	CHECK_EQ(create_rmp(t, &ra, &rmpn), 0);
+	CHECK_EQ(srqn, 1);
+	CHECK_EQ(xsrqn, 2);
+	CHECK_EQ(rmpn, 3);
+	/* a command of one kind does not see an object of another */
+	CHECK_EQ(cmd_simple(t, CXIB_CMD_OP_DESTROY_SRQ, 0, rmpn, 0, out, 16),
+		 CXIB_CMD_STAT_BAD_RES);
+	CHECK_EQ(cmd_simple(t, CXIB_CMD_OP_QUERY_SRQ, 0, xsrqn, 0, out, sizeof(out)),
+		 CXIB_CMD_STAT_BAD_RES);
+	CHECK_EQ(cmd_simple(t, CXIB_CMD_OP_ARM_RQ, CXIB_ARM_RQ_OP_MOD_SRQ, rmpn, 1, out, 16),
+		 CXIB_CMD_STAT_BAD_RES);
+	CHECK_EQ(cmd_simple(t, CXIB_CMD_OP_QUERY_RMP, 0, xsrqn, 0, out, sizeof(out)),
+		 CXIB_CMD_STAT_BAD_RES);
+	CHECK_EQ(modify_rmp(t, srqn, CXIB_RMPC_STATE_RDY, CXIB_RMPC_STATE_RDY,
+			    CXIB_RMP_BITMASK_LWM, 1), CXIB_CMD_STAT_BAD_RES);
+	CHECK_EQ(cmd_simple(t, CXIB_CMD_OP_DESTROY_XRC_SRQ, 0, srqn, 0, out, 16),
+		 CXIB_CMD_STAT_BAD_RES);
+	CHECK_EQ(cmd_simple(t, CXIB_CMD_OP_ARM_XRC_SRQ, CXIB_ARM_XRC_SRQ_OP_MOD_XRC_SRQ, rmpn, 1,
+			    out, 16), CXIB_CMD_STAT_BAD_RES);
+	/* a QP names an RMP through srqn_rmpn_xrqn and holds it */
+	CHECK_EQ(create_srq_qp(t, &e, rmpn, &qpn), 0);
+	CHECK_EQ(cmd_simple(t, CXIB_CMD_OP_DESTROY_RMP, 0, rmpn, 0, out, 16),
+		 CXIB_CMD_STAT_RES_BUSY);
+	CHECK_EQ(destroy_qp(t, qpn), 0);
+	/* a freed number is taken again by any kind */
+	CHECK_EQ(cmd_simple(t, CXIB_CMD_OP_DESTROY_XRC_SRQ, 0, xsrqn, 0, out, 16), 0);
+	CHECK_EQ(create_rmp(t, &ra, &n), 0);
+	CHECK_EQ(n, xsrqn);
+	CHECK_EQ(cmd_simple(t, CXIB_CMD_OP_DESTROY_RMP, 0, n, 0, out, 16), 0);
+	CHECK_EQ(cmd_simple(t, CXIB_CMD_OP_DESTROY_RMP, 0, rmpn, 0, out, 16), 0);
 	CHECK_EQ(cmd_simple(t, CXIB_CMD_OP_DESTROY_SRQ, 0, srqn, 0, out, 16), 0);
 }
 

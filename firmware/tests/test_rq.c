@@ -781,6 +781,178 @@ TEST(srq_malformed_wqe_link_fails_the_qp_with_remote_op_nak)
 	CHECK_EQ(CXIB_GET(eqe.data, 6, 23, 0), qpn);
 }
 
+/* ---- RMPs and XRC SRQs (ISSI 1): the same receive engine ---- */
+
+#define RQ_CQ2_OFF	(DRV_CQ_OFF + 0x10000)	/* an XRC SRQ's own CQ */
+#define RQ_CQ2_DBR	(DRV_DBR_OFF + 0x40)
+
+static unsigned int modify_rmp_lwm(struct test_ctx *t, uint32_t rmpn, uint32_t lwm)
+{
+	uint8_t in[CXIB_MODIFY_RMP_IN_LEN] = { 0 };
+	__be32 *rmpc = (__be32 *)(in + CXIB_MODIFY_RMP_IN_RMPC_OFFSET), out[4];
+
+	cmd_hdr(in, CXIB_CMD_OP_MODIFY_RMP, 0);
+	CXIB_SET(in, CXIB_MODIFY_RMP_IN_RMP_STATE, CXIB_RMPC_STATE_RDY);
+	CXIB_SET(in, CXIB_MODIFY_RMP_IN_RMPN, rmpn);
+	CXIB_SET64(in, CXIB_MODIFY_RMP_IN_BITMASK, CXIB_RMP_BITMASK_LWM);
+	CXIB_SET(rmpc, CXIB_RMPC_STATE, CXIB_RMPC_STATE_RDY);
+	CXIB_SET(rmpc + CXIB_RMPC_WQ_OFFSET / 4, CXIB_WQC_LWM, lwm);
+	return drv_run(t, in, sizeof(in), out, sizeof(out));
+}
+
+TEST(rmp_feeds_a_qp_from_its_list_and_modify_rmp_arms_the_limit)
+{
+	static const uint16_t order[4] = { 0, 3, 5, 1 };
+	uint8_t in[CXIB_CREATE_RMP_IN_LEN(1)] = { 0 }, msg[16], got[16];
+	uint8_t q[CXIB_QUERY_RMP_OUT_LEN];
+	__be32 *rmpc = (__be32 *)(in + CXIB_CREATE_RMP_IN_RMPC_OFFSET), out[4];
+	__be32 *wq = rmpc + CXIB_RMPC_WQ_OFFSET / 4;
+	struct qp_cfg c = rc_cfg();
+	struct cxib_cqe64 cqe;
+	struct cxib_eqe eqe;
+	struct cxfw_pkt p;
+	struct rq_env e;
+	uint32_t rmpn, qpn;
+	unsigned int i;
+
+	CHECK_EQ(setup(t, &e), 0);
+	/* as mlx5_ib's create_rmp_cmd(): RDY, a linked-list wq of 8 x 64-byte WQEs */
+	cmd_hdr(in, CXIB_CMD_OP_CREATE_RMP, 0);
+	CXIB_SET(rmpc, CXIB_RMPC_STATE, CXIB_RMPC_STATE_RDY);
+	CXIB_SET(wq, CXIB_WQC_PD, e.pd);
+	CXIB_SET64(wq, CXIB_WQC_DBR_ADDR, t->fk.base + RQ_SRQ_DBR);
+	CXIB_SET(wq, CXIB_WQC_LOG_WQ_STRIDE, 6);
+	CXIB_SET(wq, CXIB_WQC_LOG_WQ_SZ, 3);
+	CXIB_SET64(in + CXIB_CREATE_RMP_IN_PAS_OFFSET, 0, 63, 0, t->fk.base + RQ_SRQ_BUF);
+	CHECK_EQ(drv_run(t, in, sizeof(in), out, sizeof(out)), 0);
+	rmpn = CXIB_GET(out, CXIB_CREATE_RMP_OUT_RMPN);
+	for (i = 0; i < 4; i++)
+		post_srq(t, &e, order[i], order[(i + 1) % 4], 0x100 * order[i]);
+	srq_doorbell(t, 4);
+	CHECK_EQ(modify_rmp_lwm(t, rmpn, 3), 0);
+	c.rq_type = CXIB_QPC_RQ_TYPE_SRQ;
+	c.srqn = rmpn;
+	CHECK_EQ(make_qp(t, &e, &c, &qpn), 0);
+	for (i = 0; i < 3; i++) {
+		fill(msg, sizeof(msg), (uint8_t)(i + 5));
+		send_pkt(&p, CXIB_BTH_OP_RC_SEND_ONLY, i, msg, sizeof(msg), true);
+		rx(t, qpn, &p);
+		cqe_at(t, i, &cqe);
+		CHECK_EQ(CXIB_GET(&cqe, CXIB_CQE_OPCODE), CXIB_CQE_OPCODE_RESP_SEND);
+		CHECK_EQ(CXIB_GET(&cqe, CXIB_CQE_QPN), qpn);
+		CHECK_EQ(CXIB_GET(&cqe, CXIB_CQE_WQE_COUNTER), order[i]);
+		CHECK_EQ(CXIB_GET(&cqe, CXIB_CQE_SRQN_UIDX), rmpn);
+		fake_mem_read(&t->fk, e.data + 0x100 * order[i], got, sizeof(got));
+		CHECK(memcmp(got, msg, sizeof(msg)) == 0);
+		/* 4 posted, lwm 3: the event fires when 2 are left, once */
+		CHECK_EQ(stats(t).eqes_written, i >= 1 ? 1 : 0);
+	}
+	drv_eqe(t, e.eq_buf, 0, &eqe);
+	CHECK_EQ(eqe.type, CXIB_EVENT_TYPE_SRQ_RQ_LIMIT);
+	CHECK_EQ(CXIB_GET(eqe.data, 6, 23, 0), rmpn);
+	/* the limit fired: QUERY_RMP still RDY, the lwm as set */
+	CHECK_EQ(cmd_simple(t, CXIB_CMD_OP_QUERY_RMP, 0, rmpn, 0, q, sizeof(q)), 0);
+	CHECK_EQ(CXIB_GET(q + CXIB_QUERY_RMP_OUT_RMPC_OFFSET, CXIB_RMPC_STATE),
+		 CXIB_RMPC_STATE_RDY);
+	CHECK_EQ(CXIB_GET(q + CXIB_QUERY_RMP_OUT_RMPC_OFFSET + CXIB_RMPC_WQ_OFFSET,
+			  CXIB_WQC_LWM), 3);
+}
+
+/*
+ * A QP on an XRC SRQ with its own CQ: the receive completes there, not on the QP's
+ * cqn_rcv, and carries the XRC SRQ's number (CQE version 0) or user_index (version 1).
+ */
+static void xrc_srq_receive(struct test_ctx *t, unsigned int cqe_version)
+{
+	uint8_t in[CXIB_CREATE_XRC_SRQ_IN_LEN(1)] = { 0 }, msg[16], got[16];
+	uint8_t cin[CXIB_CREATE_CQ_IN_LEN(1)] = { 0 };
+	__be32 *xc = (__be32 *)(in + CXIB_CREATE_XRC_SRQ_IN_XRC_SRQC_OFFSET), out[4];
+	__be32 *cqc = (__be32 *)(cin + CXIB_CREATE_CQ_IN_CQC_OFFSET);
+	struct qp_cfg c = rc_cfg();
+	struct cxib_cqe64 cqe;
+	struct cxib_eqe eqe;
+	struct cxfw_pkt p;
+	struct rq_env e;
+	uint32_t xrcd, cq2, srqn, qpn;
+	unsigned int st;
+
+	drv_cqe_version = cqe_version;
+	st = setup(t, &e);
+	drv_cqe_version = CXIB_CQE_VERSION_0;
+	CHECK_EQ(st, 0);
+	cmd_hdr(cin, CXIB_CMD_OP_CREATE_CQ, 0);
+	CXIB_SET(cqc, CXIB_CQC_LOG_CQ_SIZE, 5);
+	CXIB_SET(cqc, CXIB_CQC_UAR_PAGE, e.uar);
+	CXIB_SET(cqc, CXIB_CQC_C_EQN, e.eqn);
+	CXIB_SET64(cqc, CXIB_CQC_DBR_ADDR, t->fk.base + RQ_CQ2_DBR);
+	CXIB_SET64(cin + CXIB_CREATE_CQ_IN_PAS_OFFSET, 0, 63, 0, t->fk.base + RQ_CQ2_OFF);
+	CHECK_EQ(drv_run(t, cin, sizeof(cin), out, sizeof(out)), 0);
+	cq2 = CXIB_GET(out, CXIB_CREATE_CQ_OUT_CQN);
+	CHECK_EQ(cmd_simple(t, CXIB_CMD_OP_ALLOC_XRCD, 0, 0, 0, out, sizeof(out)), 0);
+	xrcd = CXIB_GET(out, CXIB_ALLOC_XRCD_OUT_XRCD);
+	/* as mlx5_ib's create_xrc_srq_cmd(): 8 x 64-byte WQEs on CQ 2 */
+	cmd_hdr(in, CXIB_CMD_OP_CREATE_XRC_SRQ, 0);
+	CXIB_SET(xc, CXIB_XRC_SRQC_LOG_XRC_SRQ_SIZE, 3);
+	CXIB_SET(xc, CXIB_XRC_SRQC_LOG_RQ_STRIDE, 2);
+	CXIB_SET(xc, CXIB_XRC_SRQC_XRCD, xrcd);
+	CXIB_SET(xc, CXIB_XRC_SRQC_CQN, cq2);
+	CXIB_SET(xc, CXIB_XRC_SRQC_USER_INDEX, 0x4321);
+	CXIB_SET(xc, CXIB_XRC_SRQC_PD, e.pd);
+	CXIB_SET64(xc, CXIB_XRC_SRQC_DB_RECORD_ADDR, t->fk.base + RQ_SRQ_DBR);
+	CXIB_SET64(in + CXIB_CREATE_XRC_SRQ_IN_PAS_OFFSET, 0, 63, 0, t->fk.base + RQ_SRQ_BUF);
+	CHECK_EQ(drv_run(t, in, sizeof(in), out, sizeof(out)), 0);
+	srqn = CXIB_GET(out, CXIB_CREATE_XRC_SRQ_OUT_XRC_SRQN);
+	post_srq(t, &e, 0, 1, 0);
+	post_srq(t, &e, 1, 2, 0x100);
+	srq_doorbell(t, 2);
+	CHECK_EQ(cmd_simple(t, CXIB_CMD_OP_ARM_XRC_SRQ, CXIB_ARM_XRC_SRQ_OP_MOD_XRC_SRQ, srqn, 2,
+			    out, 16), 0);
+	c.rq_type = CXIB_QPC_RQ_TYPE_SRQ;
+	c.srqn = srqn;
+	CHECK_EQ(make_qp(t, &e, &c, &qpn), 0);	/* cqn_rcv: the setup's CQ */
+	fill(msg, sizeof(msg), 0x31);
+	send_pkt(&p, CXIB_BTH_OP_RC_SEND_ONLY, 0, msg, sizeof(msg), true);
+	rx(t, qpn, &p);
+	fake_mem_read(&t->fk, e.data, got, sizeof(got));
+	CHECK(memcmp(got, msg, sizeof(msg)) == 0);
+	CHECK_EQ(stats(t).cqes_written, 1);
+	fake_mem_read(&t->fk, t->fk.base + RQ_CQ2_OFF, &cqe, sizeof(cqe));
+	CHECK_EQ(CXIB_GET(&cqe, CXIB_CQE_OPCODE), CXIB_CQE_OPCODE_RESP_SEND);
+	CHECK_EQ(CXIB_GET(&cqe, CXIB_CQE_QPN), qpn);
+	CHECK_EQ(CXIB_GET(&cqe, CXIB_CQE_BYTE_CNT), sizeof(msg));
+	CHECK_EQ(CXIB_GET(&cqe, CXIB_CQE_WQE_COUNTER), 0);
+	CHECK_EQ(CXIB_GET(&cqe, CXIB_CQE_SRQN_UIDX),
+		 cqe_version == CXIB_CQE_VERSION_1 ? 0x4321 : srqn);
+	cqe_at(t, 0, &cqe);		/* the QP's own receive CQ got nothing */
+	CHECK_EQ(CXIB_GET(&cqe, CXIB_CQE_QPN), 0);
+	/* 2 posted, lwm 2: one left fires the limit, with the XRC SRQ's number */
+	drv_eqe(t, e.eq_buf, 0, &eqe);
+	CHECK_EQ(eqe.type, CXIB_EVENT_TYPE_SRQ_RQ_LIMIT);
+	CHECK_EQ(CXIB_GET(eqe.data, 6, 23, 0), srqn);
+	/* the XRC SRQ holds CQ 2 until it is gone; the QP holds the XRC SRQ */
+	CHECK_EQ(cmd_simple(t, CXIB_CMD_OP_DESTROY_CQ, 0, cq2, 0, out, 16),
+		 CXIB_CMD_STAT_RES_BUSY);
+	CHECK_EQ(cmd_simple(t, CXIB_CMD_OP_DESTROY_XRC_SRQ, 0, srqn, 0, out, 16),
+		 CXIB_CMD_STAT_RES_BUSY);
+	CHECK_EQ(cmd_simple(t, CXIB_CMD_OP_DESTROY_QP, 0, qpn, 0, out, 16), 0);
+	CHECK_EQ(cmd_simple(t, CXIB_CMD_OP_DESTROY_CQ, 0, cq2, 0, out, 16),
+		 CXIB_CMD_STAT_RES_BUSY);
+	CHECK_EQ(cmd_simple(t, CXIB_CMD_OP_DESTROY_XRC_SRQ, 0, srqn, 0, out, 16), 0);
+	CHECK_EQ(cmd_simple(t, CXIB_CMD_OP_DESTROY_CQ, 0, cq2, 0, out, 16), 0);
+	/* the references balance: nothing holds the QP's own CQs any more */
+	CHECK_EQ(cmd_simple(t, CXIB_CMD_OP_DESTROY_CQ, 0, e.cqn, 0, out, 16), 0);
+}
+
+TEST(xrc_srq_receive_completes_on_the_xrc_srqs_cq)
+{
+	xrc_srq_receive(t, CXIB_CQE_VERSION_0);
+}
+
+TEST(xrc_srq_receive_cqe_v1_carries_the_xrc_srqs_user_index)
+{
+	xrc_srq_receive(t, CXIB_CQE_VERSION_1);
+}
+
 TEST(uc_gap_drops_the_rest_of_the_message)
 {
 	uint8_t msg[512];
