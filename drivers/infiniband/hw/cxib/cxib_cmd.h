@@ -153,6 +153,16 @@ void cxib_cmd_build_entry(struct cxib_cmd_queue_entry *ent, const void *in, u32 
 
 /* ---- Building commands (fw.c, fw_verbs.c) ------------------------------------------ */
 
+/*
+ * Where a command's input and output live: a fixed-size one of at most 128 bytes on the
+ * stack, zero-initialized (__be32 in[CXIB_<CMD>_IN_LEN / 4] = {}); any other (the
+ * fixed-size ones of 256 bytes and more, and every one whose length depends on a count:
+ * PAS lists, MTT lists, register data, returned pages) from kvzalloc(), released with
+ * kvfree().  The engine copies inputs into its mailboxes and outputs out of them, so a
+ * buffer need not be physically contiguous and a long list never needs a high-order
+ * allocation.
+ */
+
 /**
  * cxib_cmd_hdr() - write the opcode and op_mod of a command input
  * @in: the input (zeroed)

@@ -216,7 +216,7 @@ int cxib_cmd_give_pages(struct cxib_dev *dev, u16 func_id, const dma_addr_t *pas
 	void *in;
 	int err;
 
-	in = kzalloc(inlen, GFP_KERNEL);
+	in = kvzalloc(inlen, GFP_KERNEL);
 	if (!in)
 		return -ENOMEM;
 	cxib_cmd_hdr(in, CXIB_CMD_OP_MANAGE_PAGES, CXIB_MANAGE_PAGES_OP_MOD_GIVE);
@@ -225,7 +225,7 @@ int cxib_cmd_give_pages(struct cxib_dev *dev, u16 func_id, const dma_addr_t *pas
 	cxib_cmd_put_pas(in, CXIB_MANAGE_PAGES_IN_PAS_OFFSET, pas, npages);
 
 	err = cxib_cmd_exec(dev, in, inlen, out, sizeof(out));
-	kfree(in);
+	kvfree(in);
 	return err;
 }
 
@@ -249,7 +249,7 @@ int cxib_cmd_take_pages(struct cxib_dev *dev, u16 func_id, u32 npages, dma_addr_
 	u32 i, n;
 	int err;
 
-	out = kzalloc(outlen, GFP_KERNEL);
+	out = kvzalloc(outlen, GFP_KERNEL);
 	if (!out)
 		return -ENOMEM;
 	cxib_cmd_hdr(in, CXIB_CMD_OP_MANAGE_PAGES, CXIB_MANAGE_PAGES_OP_MOD_TAKE);
@@ -271,7 +271,7 @@ int cxib_cmd_take_pages(struct cxib_dev *dev, u16 func_id, u32 npages, dma_addr_
 		pas[i] = be64_to_cpu(list[i]);
 	*nreturned = n;
 out:
-	kfree(out);
+	kvfree(out);
 	return err;
 }
 
@@ -316,8 +316,8 @@ int cxib_cmd_access_reg(struct cxib_dev *dev, u16 op_mod, u16 reg_id, u32 arg,
 	void *in, *out;
 	int err;
 
-	in = kzalloc(inlen, GFP_KERNEL);
-	out = kzalloc(outlen, GFP_KERNEL);
+	in = kvzalloc(inlen, GFP_KERNEL);
+	out = kvzalloc(outlen, GFP_KERNEL);
 	if (!in || !out) {
 		err = -ENOMEM;
 		goto out;
@@ -331,8 +331,8 @@ int cxib_cmd_access_reg(struct cxib_dev *dev, u16 op_mod, u16 reg_id, u32 arg,
 	if (!err && data_out)
 		memcpy(data_out, out + CXIB_ACCESS_REG_OUT_DATA_OFFSET, len);
 out:
-	kfree(out);
-	kfree(in);
+	kvfree(out);
+	kvfree(in);
 	return err;
 }
 
@@ -369,14 +369,14 @@ int cxib_cmd_query_hca_cap(struct cxib_dev *dev, u16 type, u16 mode, struct cxib
 	void *out;
 	int err;
 
-	out = kzalloc(CXIB_QUERY_HCA_CAP_OUT_LEN, GFP_KERNEL);
+	out = kvzalloc(CXIB_QUERY_HCA_CAP_OUT_LEN, GFP_KERNEL);
 	if (!out)
 		return -ENOMEM;
 	cxib_cmd_hdr(in, CXIB_CMD_OP_QUERY_HCA_CAP, CXIB_HCA_CAP_OP_MOD(type, mode));
 	err = cxib_cmd_exec(dev, in, sizeof(in), out, CXIB_QUERY_HCA_CAP_OUT_LEN);
 	if (!err)
 		memcpy(cap, out + CXIB_QUERY_HCA_CAP_OUT_CAPABILITY_OFFSET, sizeof(*cap));
-	kfree(out);
+	kvfree(out);
 	return err;
 }
 
@@ -394,14 +394,14 @@ int cxib_cmd_set_hca_cap(struct cxib_dev *dev, u16 type, const struct cxib_hca_c
 	void *in;
 	int err;
 
-	in = kzalloc(CXIB_SET_HCA_CAP_IN_LEN, GFP_KERNEL);
+	in = kvzalloc(CXIB_SET_HCA_CAP_IN_LEN, GFP_KERNEL);
 	if (!in)
 		return -ENOMEM;
 	/* SET_HCA_CAP's op_mod is the type alone: the mode bit is 0. */
 	cxib_cmd_hdr(in, CXIB_CMD_OP_SET_HCA_CAP, CXIB_HCA_CAP_OP_MOD(type, 0));
 	memcpy(in + CXIB_SET_HCA_CAP_IN_CAPABILITY_OFFSET, cap, sizeof(*cap));
 	err = cxib_cmd_exec(dev, in, CXIB_SET_HCA_CAP_IN_LEN, out, sizeof(out));
-	kfree(in);
+	kvfree(in);
 	return err;
 }
 
@@ -524,7 +524,7 @@ int cxib_cmd_query_adapter(struct cxib_dev *dev, char *board_id, u32 *vendor_id)
 	void *out;
 	int err;
 
-	out = kzalloc(CXIB_QUERY_ADAPTER_OUT_LEN, GFP_KERNEL);
+	out = kvzalloc(CXIB_QUERY_ADAPTER_OUT_LEN, GFP_KERNEL);
 	if (!out)
 		return -ENOMEM;
 	cxib_cmd_hdr(in, CXIB_CMD_OP_QUERY_ADAPTER, 0);
@@ -535,7 +535,7 @@ int cxib_cmd_query_adapter(struct cxib_dev *dev, char *board_id, u32 *vendor_id)
 		board_id[CXIB_QUERY_ADAPTER_PSID_LEN] = '\0';
 		*vendor_id = CXIB_GET(out, CXIB_QUERY_ADAPTER_OUT_IEEE_VENDOR_ID);
 	}
-	kfree(out);
+	kvfree(out);
 	return err;
 }
 
@@ -593,7 +593,7 @@ int cxib_cmd_create_eq(struct cxib_dev *dev, const struct cxib_eq_params *p, u8 
 	void *in, *eqc;
 	int err;
 
-	in = kzalloc(inlen, GFP_KERNEL);
+	in = kvzalloc(inlen, GFP_KERNEL);
 	if (!in)
 		return -ENOMEM;
 	cxib_cmd_hdr(in, CXIB_CMD_OP_CREATE_EQ, 0);
@@ -610,7 +610,7 @@ int cxib_cmd_create_eq(struct cxib_dev *dev, const struct cxib_eq_params *p, u8 
 	err = cxib_cmd_exec(dev, in, inlen, out, sizeof(out));
 	if (!err)
 		*eqn = CXIB_GET(out, CXIB_CREATE_EQ_OUT_EQ_NUMBER);
-	kfree(in);
+	kvfree(in);
 	return err;
 }
 
@@ -655,8 +655,8 @@ int cxib_cmd_mad_ifc(struct cxib_dev *dev, u8 port, u16 op_mod, u16 remote_lid,
 	void *in, *out;
 	int err;
 
-	in = kzalloc(CXIB_MAD_IFC_IN_LEN, GFP_KERNEL);
-	out = kzalloc(CXIB_MAD_IFC_OUT_LEN, GFP_KERNEL);
+	in = kvzalloc(CXIB_MAD_IFC_IN_LEN, GFP_KERNEL);
+	out = kvzalloc(CXIB_MAD_IFC_OUT_LEN, GFP_KERNEL);
 	if (!in || !out) {
 		err = -ENOMEM;
 		goto out;
@@ -674,7 +674,7 @@ int cxib_cmd_mad_ifc(struct cxib_dev *dev, u8 port, u16 op_mod, u16 remote_lid,
 	if (!err)
 		memcpy(mad_out, out + CXIB_MAD_IFC_OUT_RESPONSE_MAD_OFFSET, CXIB_MAD_SIZE);
 out:
-	kfree(out);
-	kfree(in);
+	kvfree(out);
+	kvfree(in);
 	return err;
 }

@@ -69,14 +69,14 @@ int cxib_cmd_create_mkey(struct cxib_dev *dev, const struct cxib_mkc *mkc, const
 			 u32 nmtt, u32 *mkey_index)
 {
 	__be32 out[CXIB_CREATE_MKEY_OUT_LEN / 4] = {};
-	/* whole octwords: an odd count is padded with a zero entry (kzalloc) */
+	/* whole octwords: an odd count is padded with a zero entry (kvzalloc) */
 	u32 inlen = CXIB_CREATE_MKEY_IN_LEN(ALIGN(nmtt, CXIB_MTT_PER_OCTWORD));
 	__be64 *ent;
 	void *in;
 	u32 i;
 	int err;
 
-	in = kzalloc(inlen, GFP_KERNEL);
+	in = kvzalloc(inlen, GFP_KERNEL);
 	if (!in)
 		return -ENOMEM;
 	cxib_cmd_hdr(in, CXIB_CMD_OP_CREATE_MKEY, 0);
@@ -91,7 +91,7 @@ int cxib_cmd_create_mkey(struct cxib_dev *dev, const struct cxib_mkc *mkc, const
 	err = cxib_cmd_exec(dev, in, inlen, out, sizeof(out));
 	if (!err)
 		*mkey_index = CXIB_GET(out, CXIB_CREATE_MKEY_OUT_MKEY_INDEX);
-	kfree(in);
+	kvfree(in);
 	return err;
 }
 
@@ -154,7 +154,7 @@ int cxib_cmd_create_cq(struct cxib_dev *dev, const struct cxib_cqc *cqc, const d
 	void *in;
 	int err;
 
-	in = kzalloc(inlen, GFP_KERNEL);
+	in = kvzalloc(inlen, GFP_KERNEL);
 	if (!in)
 		return -ENOMEM;
 	cxib_cmd_hdr(in, CXIB_CMD_OP_CREATE_CQ, 0);
@@ -164,7 +164,7 @@ int cxib_cmd_create_cq(struct cxib_dev *dev, const struct cxib_cqc *cqc, const d
 	err = cxib_cmd_exec(dev, in, inlen, out, sizeof(out));
 	if (!err)
 		*cqn = CXIB_GET(out, CXIB_CREATE_CQ_OUT_CQN);
-	kfree(in);
+	kvfree(in);
 	return err;
 }
 
@@ -199,7 +199,7 @@ int cxib_cmd_query_cq(struct cxib_dev *dev, u32 cqn, struct cxib_cqc *cqc)
 	void *out;
 	int err;
 
-	out = kzalloc(CXIB_QUERY_CQ_OUT_LEN, GFP_KERNEL);
+	out = kvzalloc(CXIB_QUERY_CQ_OUT_LEN, GFP_KERNEL);
 	if (!out)
 		return -ENOMEM;
 	cxib_cmd_hdr(in, CXIB_CMD_OP_QUERY_CQ, 0);
@@ -207,7 +207,7 @@ int cxib_cmd_query_cq(struct cxib_dev *dev, u32 cqn, struct cxib_cqc *cqc)
 	err = cxib_cmd_exec(dev, in, sizeof(in), out, CXIB_QUERY_CQ_OUT_LEN);
 	if (!err)
 		memcpy(cqc, out + CXIB_QUERY_CQ_OUT_CQC_OFFSET, sizeof(*cqc));
-	kfree(out);
+	kvfree(out);
 	return err;
 }
 
@@ -230,7 +230,7 @@ int cxib_cmd_modify_cq(struct cxib_dev *dev, u32 cqn, u32 field_select,
 	void *in;
 	int err;
 
-	in = kzalloc(inlen, GFP_KERNEL);
+	in = kvzalloc(inlen, GFP_KERNEL);
 	if (!in)
 		return -ENOMEM;
 	cxib_cmd_hdr(in, CXIB_CMD_OP_MODIFY_CQ, CXIB_MODIFY_CQ_OP_MOD_MODIFY);
@@ -238,7 +238,7 @@ int cxib_cmd_modify_cq(struct cxib_dev *dev, u32 cqn, u32 field_select,
 	CXIB_SET(in, CXIB_MODIFY_CQ_IN_MODIFY_FIELD_SELECT, field_select);
 	memcpy(in + CXIB_MODIFY_CQ_IN_CQC_OFFSET, cqc, sizeof(*cqc));
 	err = cxib_cmd_exec(dev, in, inlen, out, sizeof(out));
-	kfree(in);
+	kvfree(in);
 	return err;
 }
 
@@ -262,7 +262,7 @@ int cxib_cmd_create_qp(struct cxib_dev *dev, const struct cxib_qpc *qpc, const d
 	void *in;
 	int err;
 
-	in = kzalloc(inlen, GFP_KERNEL);
+	in = kvzalloc(inlen, GFP_KERNEL);
 	if (!in)
 		return -ENOMEM;
 	cxib_cmd_hdr(in, CXIB_CMD_OP_CREATE_QP, 0);
@@ -271,7 +271,7 @@ int cxib_cmd_create_qp(struct cxib_dev *dev, const struct cxib_qpc *qpc, const d
 	err = cxib_cmd_exec(dev, in, inlen, out, sizeof(out));
 	if (!err)
 		*qpn = CXIB_GET(out, CXIB_CREATE_QP_OUT_QPN);
-	kfree(in);
+	kvfree(in);
 	return err;
 }
 
@@ -320,7 +320,7 @@ int cxib_cmd_modify_qp(struct cxib_dev *dev, u16 opcode, u32 qpn, u32 opt_mask,
 		CXIB_SET(sin, CXIB_QP_2ERR_IN_QPN, qpn);
 		return cxib_cmd_exec(dev, sin, sizeof(sin), out, CXIB_QP_2ERR_OUT_LEN);
 	}
-	in = kzalloc(CXIB_QP_MODIFY_IN_LEN, GFP_KERNEL);
+	in = kvzalloc(CXIB_QP_MODIFY_IN_LEN, GFP_KERNEL);
 	if (!in)
 		return -ENOMEM;
 	cxib_cmd_hdr(in, opcode, 0);
@@ -328,7 +328,7 @@ int cxib_cmd_modify_qp(struct cxib_dev *dev, u16 opcode, u32 qpn, u32 opt_mask,
 	CXIB_SET(in, CXIB_QP_MODIFY_IN_OPT_PARAM_MASK, opt_mask);
 	memcpy(in + CXIB_QP_MODIFY_IN_QPC_OFFSET, qpc, sizeof(*qpc));
 	err = cxib_cmd_exec(dev, in, CXIB_QP_MODIFY_IN_LEN, out, sizeof(out));
-	kfree(in);
+	kvfree(in);
 	return err;
 }
 
@@ -346,7 +346,7 @@ int cxib_cmd_query_qp(struct cxib_dev *dev, u32 qpn, struct cxib_qpc *qpc)
 	void *out;
 	int err;
 
-	out = kzalloc(CXIB_QUERY_QP_OUT_LEN, GFP_KERNEL);
+	out = kvzalloc(CXIB_QUERY_QP_OUT_LEN, GFP_KERNEL);
 	if (!out)
 		return -ENOMEM;
 	cxib_cmd_hdr(in, CXIB_CMD_OP_QUERY_QP, 0);
@@ -354,7 +354,7 @@ int cxib_cmd_query_qp(struct cxib_dev *dev, u32 qpn, struct cxib_qpc *qpc)
 	err = cxib_cmd_exec(dev, in, sizeof(in), out, CXIB_QUERY_QP_OUT_LEN);
 	if (!err)
 		memcpy(qpc, out + CXIB_QUERY_QP_OUT_QPC_OFFSET, sizeof(*qpc));
-	kfree(out);
+	kvfree(out);
 	return err;
 }
 
@@ -441,7 +441,7 @@ int cxib_cmd_query_srq(struct cxib_dev *dev, u32 srqn, struct cxib_srqc *srqc)
 	void *out;
 	int err;
 
-	out = kzalloc(CXIB_QUERY_SRQ_OUT_LEN, GFP_KERNEL);
+	out = kvzalloc(CXIB_QUERY_SRQ_OUT_LEN, GFP_KERNEL);
 	if (!out)
 		return -ENOMEM;
 	cxib_cmd_hdr(in, CXIB_CMD_OP_QUERY_SRQ, 0);
@@ -449,7 +449,7 @@ int cxib_cmd_query_srq(struct cxib_dev *dev, u32 srqn, struct cxib_srqc *srqc)
 	err = cxib_cmd_exec(dev, in, sizeof(in), out, CXIB_QUERY_SRQ_OUT_LEN);
 	if (!err)
 		memcpy(srqc, out + CXIB_QUERY_SRQ_OUT_SRQC_OFFSET, sizeof(*srqc));
-	kfree(out);
+	kvfree(out);
 	return err;
 }
 
@@ -584,7 +584,7 @@ int cxib_cmd_query_q_counter(struct cxib_dev *dev, u16 id, const u8 *dws, unsign
 	void *out;
 	int err;
 
-	out = kzalloc(CXIB_QUERY_Q_COUNTER_OUT_LEN, GFP_KERNEL);
+	out = kvzalloc(CXIB_QUERY_Q_COUNTER_OUT_LEN, GFP_KERNEL);
 	if (!out)
 		return -ENOMEM;
 	cxib_cmd_hdr(in, CXIB_CMD_OP_QUERY_Q_COUNTER, 0);
@@ -592,6 +592,6 @@ int cxib_cmd_query_q_counter(struct cxib_dev *dev, u16 id, const u8 *dws, unsign
 	err = cxib_cmd_exec(dev, in, sizeof(in), out, CXIB_QUERY_Q_COUNTER_OUT_LEN);
 	if (!err)
 		cxib_q_counter_values(out, dws, n, values);
-	kfree(out);
+	kvfree(out);
 	return err;
 }
