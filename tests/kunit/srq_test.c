@@ -254,6 +254,35 @@ static void mr_fast_reg_mkc_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, b[MKC_LOG_PAGE_SIZE] & 0x3f, PAGE_SHIFT);
 }
 
+/* Rights from IB access flags (lr always; each call rewrites all five); the mode split. */
+static void mkc_access_and_mode_test(struct kunit *test)
+{
+	struct cxib_mkc mkc = {};
+	u8 *b = (u8 *)&mkc;
+	u32 dw0;
+
+	cxib_mkc_set_access(&mkc, 0);
+	dw0 = get_unaligned_be32(b + MKC_DW0);
+	KUNIT_EXPECT_EQ(test, (dw0 >> 10) & 0x1f, 0x01);	/* a rw rr lw lr */
+	cxib_mkc_set_access(&mkc, IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_ATOMIC);
+	dw0 = get_unaligned_be32(b + MKC_DW0);
+	KUNIT_EXPECT_EQ(test, (dw0 >> 10) & 0x1f, 0x13);
+	cxib_mkc_set_access(&mkc, IB_ACCESS_REMOTE_READ | IB_ACCESS_REMOTE_WRITE);
+	dw0 = get_unaligned_be32(b + MKC_DW0);
+	KUNIT_EXPECT_EQ(test, (dw0 >> 10) & 0x1f, 0x0d);
+
+	cxib_mkc_set_access_mode(&mkc, CXIB_MKC_ACCESS_MODE_MTT);
+	dw0 = get_unaligned_be32(b + MKC_DW0);
+	KUNIT_EXPECT_EQ(test, (dw0 >> 8) & 3, 1);		/* access_mode_1_0 */
+	KUNIT_EXPECT_EQ(test, (dw0 >> 26) & 7, 0);		/* access_mode_4_2 */
+	KUNIT_EXPECT_EQ(test, (dw0 >> 10) & 0x1f, 0x0d);	/* rights kept */
+	cxib_mkc_set_access_mode(&mkc, 0x6);
+	dw0 = get_unaligned_be32(b + MKC_DW0);
+	KUNIT_EXPECT_EQ(test, (dw0 >> 8) & 3, 2);
+	KUNIT_EXPECT_EQ(test, (dw0 >> 26) & 7, 1);
+	KUNIT_EXPECT_EQ(test, dw0 & ~(0x1cu << 24 | 0x7f << 8), 0);	/* nothing else */
+}
+
 static void mr_page_list_size_test(struct kunit *test)
 {
 	KUNIT_EXPECT_EQ(test, cxib_mr_pl_entries(0), 8);
@@ -428,6 +457,7 @@ static struct kunit_case cxib_srq_cases[] = {
 	KUNIT_CASE(srq_post_full_and_bad_requests_test),
 	KUNIT_CASE(srq_event_type_test),
 	KUNIT_CASE(mr_fast_reg_mkc_test),
+	KUNIT_CASE(mkc_access_and_mode_test),
 	KUNIT_CASE(mr_page_list_size_test),
 	KUNIT_CASE(mr_map_sg_builds_the_page_list_test),
 	KUNIT_CASE(mr_map_sg_stops_at_capacity_test),

@@ -1005,6 +1005,8 @@ int cxib_res_init(struct cxib_dev *dev);
 void cxib_res_cleanup(struct cxib_dev *dev);
 
 /* pd.c, mr.c: protection domains, memory regions */
+void cxib_mkc_set_access(struct cxib_mkc *mkc, int acc);
+void cxib_mkc_set_access_mode(struct cxib_mkc *mkc, u8 mode);
 int cxib_alloc_pd(struct ib_pd *ibpd, struct ib_udata *udata);
 int cxib_dealloc_pd(struct ib_pd *ibpd, struct ib_udata *udata);
 struct ib_mr *cxib_get_dma_mr(struct ib_pd *ibpd, int acc);

@@ -25,14 +25,29 @@
 
 #include "cxib.h"
 
-/* The mkc access bits for IB access flags; local read is always allowed. */
-static void cxib_mkc_set_access(struct cxib_mkc *mkc, int acc)
+/**
+ * cxib_mkc_set_access() - the access rights of a memory key context
+ * @mkc: the context
+ * @acc: IB_ACCESS_* flags; local read is always allowed
+ */
+void cxib_mkc_set_access(struct cxib_mkc *mkc, int acc)
 {
 	CXIB_SET(mkc, CXIB_MKC_LR, 1);
 	CXIB_SET(mkc, CXIB_MKC_LW, !!(acc & IB_ACCESS_LOCAL_WRITE));
 	CXIB_SET(mkc, CXIB_MKC_RR, !!(acc & IB_ACCESS_REMOTE_READ));
 	CXIB_SET(mkc, CXIB_MKC_RW, !!(acc & IB_ACCESS_REMOTE_WRITE));
 	CXIB_SET(mkc, CXIB_MKC_A, !!(acc & IB_ACCESS_REMOTE_ATOMIC));
+}
+
+/**
+ * cxib_mkc_set_access_mode() - the access mode of a memory key context
+ * @mkc: the context
+ * @mode: CXIB_MKC_ACCESS_MODE_* (PA, MTT, ...), split over access_mode_1_0 and _4_2
+ */
+void cxib_mkc_set_access_mode(struct cxib_mkc *mkc, u8 mode)
+{
+	CXIB_SET(mkc, CXIB_MKC_ACCESS_MODE_1_0, mode & 3);
+	CXIB_SET(mkc, CXIB_MKC_ACCESS_MODE_4_2, mode >> 2);
 }
 
 /**
@@ -58,8 +73,7 @@ struct ib_mr *cxib_get_dma_mr(struct ib_pd *ibpd, int acc)
 
 	variant = (u8)atomic_inc_return(&dev->mkey_variant);
 	cxib_mkc_set_access(&mkc, acc);
-	CXIB_SET(&mkc, CXIB_MKC_ACCESS_MODE_1_0, CXIB_MKC_ACCESS_MODE_PA);
-	CXIB_SET(&mkc, CXIB_MKC_ACCESS_MODE_4_2, 0);
+	cxib_mkc_set_access_mode(&mkc, CXIB_MKC_ACCESS_MODE_PA);
 	CXIB_SET(&mkc, CXIB_MKC_QPN, CXIB_MKC_QPN_NONE);
 	CXIB_SET(&mkc, CXIB_MKC_MKEY_7_0, variant);
 	CXIB_SET(&mkc, CXIB_MKC_LENGTH64, 1);
@@ -147,8 +161,7 @@ void cxib_mr_build_fast_reg_mkc(struct cxib_mkc *mkc, u32 pdn, u8 variant, u32 m
 {
 	CXIB_SET(mkc, CXIB_MKC_FREE, 1);
 	CXIB_SET(mkc, CXIB_MKC_UMR_EN, 1);
-	CXIB_SET(mkc, CXIB_MKC_ACCESS_MODE_1_0, CXIB_MKC_ACCESS_MODE_MTT & 3);
-	CXIB_SET(mkc, CXIB_MKC_ACCESS_MODE_4_2, CXIB_MKC_ACCESS_MODE_MTT >> 2);
+	cxib_mkc_set_access_mode(mkc, CXIB_MKC_ACCESS_MODE_MTT);
 	CXIB_SET(mkc, CXIB_MKC_LR, 1);
 	CXIB_SET(mkc, CXIB_MKC_QPN, CXIB_MKC_QPN_NONE);
 	CXIB_SET(mkc, CXIB_MKC_MKEY_7_0, variant);

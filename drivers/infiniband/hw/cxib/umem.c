@@ -202,13 +202,8 @@ struct ib_mr *cxib_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length, u64 vi
 	}
 
 	variant = (u8)atomic_inc_return(&dev->mkey_variant);
-	CXIB_SET(&mkc, CXIB_MKC_ACCESS_MODE_1_0, CXIB_MKC_ACCESS_MODE_MTT & 3);
-	CXIB_SET(&mkc, CXIB_MKC_ACCESS_MODE_4_2, CXIB_MKC_ACCESS_MODE_MTT >> 2);
-	CXIB_SET(&mkc, CXIB_MKC_LR, 1);
-	CXIB_SET(&mkc, CXIB_MKC_LW, !!(access & IB_ACCESS_LOCAL_WRITE));
-	CXIB_SET(&mkc, CXIB_MKC_RR, !!(access & IB_ACCESS_REMOTE_READ));
-	CXIB_SET(&mkc, CXIB_MKC_RW, !!(access & IB_ACCESS_REMOTE_WRITE));
-	CXIB_SET(&mkc, CXIB_MKC_A, !!(access & IB_ACCESS_REMOTE_ATOMIC));
+	cxib_mkc_set_access_mode(&mkc, CXIB_MKC_ACCESS_MODE_MTT);
+	cxib_mkc_set_access(&mkc, access);
 	CXIB_SET(&mkc, CXIB_MKC_QPN, CXIB_MKC_QPN_NONE);
 	CXIB_SET(&mkc, CXIB_MKC_MKEY_7_0, variant);
 	CXIB_SET(&mkc, CXIB_MKC_PD, pdn);
