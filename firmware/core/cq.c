@@ -167,7 +167,7 @@ uint8_t cxfw_cmd_create_cq(struct cxfw_dev *dev, struct cxfw_cmd *cmd)
 				 CXFW_SYND(CXFW_SYND_BAD_PARAM, log_size));
 	if (log_pg > CXFW_MAX_LOG_PAGE_SIZE)
 		return cxfw_fail(cmd, CXIB_CMD_STAT_BAD_PARAM, CXFW_SYND(CXFW_SYND_BAD_PARAM, log_pg));
-	if ((uint64_t)page_offset * 64 >= (uint64_t)CXIB_ADAPTER_PAGE_SIZE << log_pg)
+	if (CXIB_PAGE_OFFSET_BYTES(page_offset, log_pg) >= (uint64_t)CXIB_ADAPTER_PAGE_SIZE << log_pg)
 		return cxfw_fail(cmd, CXIB_CMD_STAT_BAD_PARAM,
 				 CXFW_SYND(CXFW_SYND_BAD_PARAM, page_offset));
 	if (!uar_ok)
@@ -179,7 +179,8 @@ uint8_t cxfw_cmd_create_cq(struct cxfw_dev *dev, struct cxfw_cmd *cmd)
 		return cxfw_fail(cmd, CXIB_CMD_STAT_BAD_PARAM,
 				 CXFW_SYND(CXFW_SYND_BAD_PARAM, (uint32_t)dbr));
 
-	bytes = (uint64_t)page_offset * 64 + ((uint64_t)CXIB_CQE_SIZE << cqe_sz << log_size);
+	bytes = CXIB_PAGE_OFFSET_BYTES(page_offset, log_pg) +
+		((uint64_t)CXIB_CQE_SIZE << cqe_sz << log_size);
 	st = cxfw_pas_load(dev, cmd, CXIB_CREATE_CQ_IN_PAS_OFFSET, log_pg, bytes, &list, &npas,
 			   "CREATE_CQ");
 	if (st)
@@ -354,7 +355,7 @@ uint8_t cxfw_cmd_modify_cq(struct cxfw_dev *dev, struct cxfw_cmd *cmd)
 /* Guest address of the 64-byte CQE of slot @slot. */
 static uint64_t cxfw_cqe_addr(const struct cxfw_cq *cq, uint32_t slot)
 {
-	uint64_t off = (uint64_t)cq->page_offset * 64 +
+	uint64_t off = CXIB_PAGE_OFFSET_BYTES(cq->page_offset, cq->log_page_size) +
 		       ((uint64_t)slot << (CXIB_LOG_CQE_SIZE + cq->cqe_sz)) +
 		       (cq->cqe_sz ? CXIB_CQE_SIZE : 0);
 	unsigned int shift = CXIB_ADAPTER_PAGE_SHIFT + cq->log_page_size;

@@ -4,7 +4,7 @@
  * EQ doorbells and MSI-X.
  *
  * An EQ is a ring of 2^log_eq_size 64-byte EQEs in guest memory, described by its PAS list
- * (pages of 4 KiB << log_page_size, the first one starting page_offset * 64 bytes in).  The
+ * (pages of 4 KiB << log_page_size, the first one starting CXIB_PAGE_OFFSET_BYTES() in).  The
  * device writes EQE number p (p = producer counter) into slot p % size with owner bit
  * (p >> log_eq_size) & 1, so the driver's owner bits (initialised to 1) flip each lap.  An
  * EQ that would overflow (size EQEs not yet consumed according to the last doorbell) drops
@@ -73,7 +73,8 @@ uint64_t cxfw_eq_subscriber(struct cxfw_dev *dev, unsigned int type)
 /* Guest address of EQE slot @slot. */
 static uint64_t cxfw_eqe_addr(const struct cxfw_eq *eq, uint32_t slot)
 {
-	uint64_t off = (uint64_t)eq->page_offset * 64 + ((uint64_t)slot << CXIB_LOG_EQE_SIZE);
+	uint64_t off = CXIB_PAGE_OFFSET_BYTES(eq->page_offset, eq->log_page_size) +
+		       ((uint64_t)slot << CXIB_LOG_EQE_SIZE);
 	unsigned int shift = CXIB_ADAPTER_PAGE_SHIFT + eq->log_page_size;
 
 	return eq->pas[off >> shift] + (off & ((1ull << shift) - 1));
@@ -206,7 +207,7 @@ uint8_t cxfw_cmd_create_eq(struct cxfw_dev *dev, struct cxfw_cmd *cmd)
 	if (log_pg > CXFW_MAX_LOG_PAGE_SIZE)
 		return cxfw_fail(cmd, CXIB_CMD_STAT_BAD_PARAM, CXFW_SYND(CXFW_SYND_BAD_PARAM, log_pg));
 	pg_size = (uint64_t)CXIB_ADAPTER_PAGE_SIZE << log_pg;
-	if ((uint64_t)page_offset * 64 >= pg_size)
+	if (CXIB_PAGE_OFFSET_BYTES(page_offset, log_pg) >= pg_size)
 		return cxfw_fail(cmd, CXIB_CMD_STAT_BAD_PARAM,
 				 CXFW_SYND(CXFW_SYND_BAD_PARAM, page_offset));
 	if (intr >= dev->cfg.num_msix)
@@ -214,7 +215,7 @@ uint8_t cxfw_cmd_create_eq(struct cxfw_dev *dev, struct cxfw_cmd *cmd)
 	if (!uar_ok)
 		return cxfw_fail(cmd, CXIB_CMD_STAT_BAD_RES, CXFW_SYND(CXFW_SYND_BAD_RES, uar));
 
-	bytes = (uint64_t)page_offset * 64 + ((uint64_t)CXIB_EQE_SIZE << log_size);
+	bytes = CXIB_PAGE_OFFSET_BYTES(page_offset, log_pg) + ((uint64_t)CXIB_EQE_SIZE << log_size);
 	st = cxfw_pas_load(dev, cmd, CXIB_CREATE_EQ_IN_PAS_OFFSET, log_pg, bytes, &list, &npas,
 			   "CREATE_EQ");
 	if (st)

@@ -198,7 +198,7 @@ uint8_t cxfw_cmd_create_qp(struct cxfw_dev *dev, struct cxfw_cmd *cmd)
 				 CXFW_SYND(CXFW_SYND_BAD_PARAM, rq_stride));
 	if (log_pg > CXFW_MAX_LOG_PAGE_SIZE)
 		return cxfw_fail(cmd, CXIB_CMD_STAT_BAD_PARAM, CXFW_SYND(CXFW_SYND_BAD_PARAM, log_pg));
-	if ((uint64_t)page_offset * 64 >= (uint64_t)CXIB_ADAPTER_PAGE_SIZE << log_pg)
+	if (CXIB_PAGE_OFFSET_BYTES(page_offset, log_pg) >= (uint64_t)CXIB_ADAPTER_PAGE_SIZE << log_pg)
 		return cxfw_fail(cmd, CXIB_CMD_STAT_BAD_PARAM,
 				 CXFW_SYND(CXFW_SYND_BAD_PARAM, page_offset));
 
@@ -241,7 +241,8 @@ uint8_t cxfw_cmd_create_qp(struct cxfw_dev *dev, struct cxfw_cmd *cmd)
 		sq_bytes = (uint64_t)CXIB_SEND_WQE_BB << log_sq;
 	if (rq_bytes + sq_bytes) {
 		st = cxfw_pas_load(dev, cmd, CXIB_CREATE_QP_IN_PAS_OFFSET, log_pg,
-				   (uint64_t)page_offset * 64 + rq_bytes + sq_bytes, &list, &npas,
+				   CXIB_PAGE_OFFSET_BYTES(page_offset, log_pg) + rq_bytes + sq_bytes,
+				   &list, &npas,
 				   "CREATE_QP");
 		if (st)
 			return st;
@@ -605,7 +606,7 @@ uint64_t cxfw_qp_wqe_addr(const struct cxfw_qp *qp, bool sq, uint32_t idx)
 {
 	uint64_t rq_bytes = qp->rq_type == CXIB_QPC_RQ_TYPE_REGULAR ?
 			    (uint64_t)16 << qp->rq_stride << qp->log_rq : 0;
-	uint64_t off = (uint64_t)qp->page_offset * 64;
+	uint64_t off = CXIB_PAGE_OFFSET_BYTES(qp->page_offset, qp->log_pg);
 	unsigned int shift = CXIB_ADAPTER_PAGE_SHIFT + qp->log_pg;
 
 	if (sq)

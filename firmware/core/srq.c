@@ -22,7 +22,7 @@
  * SRQ_CATAS_ERROR event (0x12).  A QP on an XRC SRQ completes its receives on the XRC
  * SRQ's CQ (qp.c).
  *
- * page_offset counts page_size / 64 units (CXIB_SRQ_LOG_PAGE_OFFSET_PARTS).  SRQNs run
+ * page_offset counts page_size / 64 units (CXIB_PAGE_OFFSET_BYTES()).  SRQNs run
  * 1 .. CXFW_MAX_SRQS - 1, lowest free first (never 0: with cqe_version 0 a CQE's srqn 0
  * means "no SRQ").  An SRQ holds its PD and CQ; a QP using it holds the SRQ.  The xrcd of
  * a CREATE_SRQ srqc is recorded, not checked; an XRC SRQ's must be allocated.
@@ -209,8 +209,7 @@ static uint8_t cxfw_srq_create(struct cxfw_dev *dev, struct cxfw_cmd *cmd,
 	if (g->log_pg > CXFW_MAX_LOG_PAGE_SIZE)
 		return cxfw_fail(cmd, CXIB_CMD_STAT_BAD_PARAM,
 				 CXFW_SYND(CXFW_SYND_BAD_PARAM, g->log_pg));
-	offset = (uint64_t)g->page_offset <<
-		 (CXIB_ADAPTER_PAGE_SHIFT + g->log_pg - CXIB_SRQ_LOG_PAGE_OFFSET_PARTS);
+	offset = CXIB_PAGE_OFFSET_BYTES(g->page_offset, g->log_pg);
 	pthread_mutex_lock(&dev->lock);
 	st = cxfw_srq_check_refs(dev, cmd, g);
 	pthread_mutex_unlock(&dev->lock);

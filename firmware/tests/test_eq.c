@@ -356,16 +356,19 @@ TEST(eq_with_page_offset_and_large_pages)
 	CXIB_SET(eqc, CXIB_EQC_LOG_EQ_SIZE, 6);
 	CXIB_SET(eqc, CXIB_EQC_UAR_PAGE, uar);
 	CXIB_SET(eqc, CXIB_EQC_LOG_PAGE_SIZE, 2);	/* one 16 KiB page */
-	CXIB_SET(eqc, CXIB_EQC_PAGE_OFFSET, 4);		/* starting 256 bytes in */
+	/* page_offset counts page size / 64 units: 4 x 256 bytes, EQE slot 16 */
+	CXIB_SET(eqc, CXIB_EQC_PAGE_OFFSET, 4);
 	CXIB_SET64(in, CXIB_CREATE_EQ_IN_EVENT_BITMASK, CMD_EVENTS);
 	CXIB_SET64(in + CXIB_CREATE_EQ_IN_PAS_OFFSET, 0, 63, 0, buf);
 	CHECK_EQ(cmd_exec(t, in, sizeof(in), out, 16), 0);
 	CHECK_EQ(out_status(out), 0);
 	eqn = CXIB_GET(out, CXIB_CREATE_EQ_OUT_EQ_NUMBER);
 	CHECK_EQ(nop(t, 2), 0);
-	drv_eqe(t, buf, 4, &e);
+	drv_eqe(t, buf, 16, &e);
 	CHECK_EQ(e.type, CXIB_EVENT_TYPE_CMD);
 	CHECK_EQ(e.owner, 0);
+	drv_eqe(t, buf, 4, &e);		/* where 64-byte units would have put it */
+	CHECK_EQ(e.owner, 1);
 	drv_eqe(t, buf, 0, &e);
 	CHECK_EQ(e.owner, 1);
 	CHECK_EQ(drv_destroy_eq(t, eqn), 0);

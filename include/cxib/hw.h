@@ -31,6 +31,19 @@
 #define CXIB_BAR0_SIZE			(32u << 20)	/* as on ConnectX-4 */
 #define CXIB_ADAPTER_PAGE_SHIFT		12		/* the device's page is 4 KiB */
 #define CXIB_ADAPTER_PAGE_SIZE		(1u << CXIB_ADAPTER_PAGE_SHIFT)
+
+/*
+ * A queue context's page_offset (qpc, cqc, eqc, srqc, xrc_srqc, wq) says where the queue
+ * starts in the first page of its PAS list, in units of that page's size / 64: 64 bytes
+ * with 4 KiB pages, 32 KiB with 2 MiB ones (upstream drivers/infiniband/hw/mlx5/srq_cmd.c,
+ * get_pas_size(); mlx5_umem_find_best_quantized_pgoff() computes it the same way).
+ */
+#define CXIB_LOG_PAGE_OFFSET_PARTS	6
+
+/* Bytes of @page_offset with pages of 4 KiB << @log_page_size. */
+#define CXIB_PAGE_OFFSET_BYTES(page_offset, log_page_size) \
+	((__u64)(page_offset) << \
+	 (CXIB_ADAPTER_PAGE_SHIFT + (log_page_size) - CXIB_LOG_PAGE_OFFSET_PARTS))
 /* Bytes of BAR0 the driver maps for registers (the Linux init segment struct size). */
 #define CXIB_ISEG_SIZE			0x2010
 /* BAR pages 0-2 hold the init segment and the clock page; UAR indexes start after them. */

@@ -519,12 +519,6 @@ enum {
 	CXIB_SRQC_STATE_ERROR			= 0x1,
 };
 
-/*
- * The page_offset of an srqc, xrc_srqc or wq context counts page_size / 64 units: 64 bytes
- * with 4 KiB pages (upstream drivers/infiniband/hw/mlx5/srq_cmd.c, get_pas_size()).
- */
-#define CXIB_SRQ_LOG_PAGE_OFFSET_PARTS		6
-
 /* log_rq_stride of an srqc or xrc_srqc is log2(WQE bytes) - this; a wq's log_wq_stride is not */
 #define CXIB_SRQC_LOG_RQ_STRIDE_BASE		4	/* 16-byte units */
 
