@@ -603,6 +603,15 @@ static bool cxfw_req_fetch(struct cxfw_dev *dev, struct cxfw_qp *qp)
 		w->bbs = (uint16_t)bbs;
 		if (!st)
 			st = cxfw_parse_wqe(dev, qp, wqe, w);
+		if (st) {	/* what a driver author needs to see; a user can trigger it */
+			const __be32 *c = (const __be32 *)wqe;
+
+			cxfw_log(dev, CXFW_LOG_DEBUG,
+				 "cxfw: QP 0x%x WQE %u (%u of %u WQEBBs posted): syndrome 0x%02x, "
+				 "ctrl %08x %08x %08x %08x", qp->qpn, w->idx, bbs, avail, st,
+				 cxib_be32_to_host(c[0]), cxib_be32_to_host(c[1]),
+				 cxib_be32_to_host(c[2]), cxib_be32_to_host(c[3]));
+		}
 		if (!st && w->opcode == CXIB_WQE_OPCODE_UMR) {
 			/* keep the raw WQE: the UMR segments are applied when it executes */
 			const uint8_t *uc = wqe + sizeof(struct cxib_wqe_ctrl_seg);
