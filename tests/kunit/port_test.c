@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * cxib_kunit: what the driver makes of the firmware's subnet management agent and of port
- * events (mad.c, ib.c; PRM §5.8, §4.5): the SubnGet it sends, how it judges the answer,
+ * events (mad.c, eq.c; PRM §5.8, §4.5): the SubnGet it sends, how it judges the answer,
  * PortInfo as IB port attributes, P_Key and GUID table blocks, and the IB event each port
  * change sub type becomes.
  *

@@ -948,6 +948,8 @@ int cxib_eqs_init(struct cxib_dev *dev);
 const struct cpumask *cxib_get_vector_affinity(struct ib_device *ibdev, int comp_vector);
 void cxib_eqs_cleanup(struct cxib_dev *dev);
 void cxib_eqs_sync_async(struct cxib_dev *dev);
+void cxib_ib_dispatch_port_event(struct cxib_dev *dev, u32 port, enum ib_event_type type);
+int cxib_port_event_type(u8 sub_type);
 
 /* health.c: firmware health */
 void cxib_health_start(struct cxib_dev *dev);
@@ -992,9 +994,6 @@ int cxib_process_mad(struct ib_device *ibdev, int mad_flags, u32 port_num,
 /* ib.c: the InfiniBand device */
 int cxib_ib_register(struct cxib_dev *dev);
 void cxib_ib_unregister(struct cxib_dev *dev);
-void cxib_ib_port_event(struct cxib_dev *dev, u8 port, u8 sub_type);
-void cxib_ib_dispatch_port_event(struct cxib_dev *dev, u32 port, enum ib_event_type type);
-int cxib_port_event_type(u8 sub_type);
 
 /* buf.c: queue buffers and doorbell records */
 int cxib_frag_buf_alloc(struct cxib_dev *dev, struct cxib_frag_buf *buf, size_t size);

@@ -14,6 +14,10 @@
  * doorbell; the device interrupts again for the next EQE it writes.  An EQE written between
  * the handler's last look and the arm raises no interrupt, so the handler looks once more
  * after arming.
+ *
+ * The async EQ's port change events become the RDMA core's port events here
+ * (cxib_ib_dispatch_port_event(), which mad.c also uses for the SM change it snoops);
+ * QP, SRQ and CQ events go to their objects' files.
  */
 
 #include <linux/cpumask.h>
@@ -69,6 +73,72 @@ static void cxib_eq_doorbell(struct cxib_eq *eq, bool arm)
 		    (arm ? CXIB_UAR_EQ_DOORBELL_ARM : CXIB_UAR_EQ_DOORBELL));
 }
 
+/**
+ * cxib_port_event_type() - the IB event a port change event stands for
+ * @sub_type: the EQE's sub type, CXIB_PORT_CHANGE_SUBTYPE_*
+ *
+ * Return: the enum ib_event_type to dispatch, or -1 for a sub type that means nothing to
+ * the RDMA core.
+ */
+int cxib_port_event_type(u8 sub_type)
+{
+	switch (sub_type) {
+	case CXIB_PORT_CHANGE_SUBTYPE_ACTIVE:
+		return IB_EVENT_PORT_ACTIVE;
+	case CXIB_PORT_CHANGE_SUBTYPE_DOWN:
+	case CXIB_PORT_CHANGE_SUBTYPE_INITIALIZED:
+		return IB_EVENT_PORT_ERR;
+	case CXIB_PORT_CHANGE_SUBTYPE_LID:
+		return IB_EVENT_LID_CHANGE;
+	case CXIB_PORT_CHANGE_SUBTYPE_PKEY:
+		return IB_EVENT_PKEY_CHANGE;
+	case CXIB_PORT_CHANGE_SUBTYPE_GUID:
+		return IB_EVENT_GID_CHANGE;
+	case CXIB_PORT_CHANGE_SUBTYPE_CLIENT_REREG:
+		return IB_EVENT_CLIENT_REREGISTER;
+	default:
+		return -1;
+	}
+}
+
+/**
+ * cxib_ib_dispatch_port_event() - dispatch a port's IB event
+ * @dev: the device
+ * @port: the port
+ * @type: the event
+ *
+ * Does nothing unless the device is registered (the RDMA core then refreshes its caches).
+ * Any context.
+ */
+void cxib_ib_dispatch_port_event(struct cxib_dev *dev, u32 port, enum ib_event_type type)
+{
+	struct ib_event ev = {};
+
+	if (!test_bit(CXIB_DEV_IB_ACTIVE, &dev->flags))
+		return;
+	if (port < 1 || port > dev->ibdev.phys_port_cnt) {
+		dev_dbg(&dev->pdev->dev, "event %d for port %u ignored\n", type, port);
+		return;
+	}
+	ev.device = &dev->ibdev;
+	ev.event = type;
+	ev.element.port_num = port;
+	ib_dispatch_event(&ev);
+}
+
+/*
+ * A port change event: dispatch the matching IB event while the device is registered.
+ * Called from the async EQ's interrupt handler.
+ */
+static void cxib_eq_port_event(struct cxib_dev *dev, u8 port, u8 sub_type)
+{
+	int type = cxib_port_event_type(sub_type);
+
+	dev_dbg(&dev->pdev->dev, "port %u change, sub type %u\n", port, sub_type);
+	if (type >= 0)
+		cxib_ib_dispatch_port_event(dev, port, type);
+}
+
 static void cxib_eq_handle(struct cxib_eq *eq, const struct cxib_eqe *eqe)
 {
 	struct cxib_dev *dev = eq->dev;
@@ -84,7 +154,7 @@ static void cxib_eq_handle(struct cxib_eq *eq, const struct cxib_eqe *eqe)
 				   (s32)CXIB_GET(eqe, CXIB_EQE_PAGE_REQ_NUM_PAGES));
 		break;
 	case CXIB_EVENT_TYPE_PORT_CHANGE:
-		cxib_ib_port_event(dev, CXIB_GET(eqe, CXIB_EQE_PORT_NUM), sub_type);
+		cxib_eq_port_event(dev, CXIB_GET(eqe, CXIB_EQE_PORT_NUM), sub_type);
 		break;
 	case CXIB_EVENT_TYPE_COMP:
 		cxib_cq_comp_event(dev, CXIB_GET(eqe, CXIB_EQE_COMP_CQN));

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * cxib: the InfiniBand device: registration with the RDMA core, the device and port
- * queries, port events, and the device's sysfs attributes.
+ * queries, and the device's sysfs attributes (port events are dispatched by eq.c).
  *
  * The device registers as an mlx5 device (driver_id RDMA_DRIVER_MLX5 and mlx5's uverbs ABI
  * version), so that rdma-core binds the stock libmlx5 provider to it.  Port attributes come
@@ -254,77 +254,6 @@ static void cxib_get_dev_fw_str(struct ib_device *ibdev, char *str)
 
 	snprintf(str, IB_FW_VERSION_NAME_MAX, "%u.%u.%04u", dev->fw_rev.major,
 		 dev->fw_rev.minor, dev->fw_rev.subminor);
-}
-
-/**
- * cxib_port_event_type() - the IB event a port change event stands for
- * @sub_type: the EQE's sub type, CXIB_PORT_CHANGE_SUBTYPE_*
- *
- * Return: the enum ib_event_type to dispatch, or -1 for a sub type that means nothing to
- * the RDMA core.
- */
-int cxib_port_event_type(u8 sub_type)
-{
-	switch (sub_type) {
-	case CXIB_PORT_CHANGE_SUBTYPE_ACTIVE:
-		return IB_EVENT_PORT_ACTIVE;
-	case CXIB_PORT_CHANGE_SUBTYPE_DOWN:
-	case CXIB_PORT_CHANGE_SUBTYPE_INITIALIZED:
-		return IB_EVENT_PORT_ERR;
-	case CXIB_PORT_CHANGE_SUBTYPE_LID:
-		return IB_EVENT_LID_CHANGE;
-	case CXIB_PORT_CHANGE_SUBTYPE_PKEY:
-		return IB_EVENT_PKEY_CHANGE;
-	case CXIB_PORT_CHANGE_SUBTYPE_GUID:
-		return IB_EVENT_GID_CHANGE;
-	case CXIB_PORT_CHANGE_SUBTYPE_CLIENT_REREG:
-		return IB_EVENT_CLIENT_REREGISTER;
-	default:
-		return -1;
-	}
-}
-
-/**
- * cxib_ib_dispatch_port_event() - dispatch a port's IB event
- * @dev: the device
- * @port: the port
- * @type: the event
- *
- * Does nothing unless the device is registered (the RDMA core then refreshes its caches).
- * Any context.
- */
-void cxib_ib_dispatch_port_event(struct cxib_dev *dev, u32 port, enum ib_event_type type)
-{
-	struct ib_event ev = {};
-
-	if (!test_bit(CXIB_DEV_IB_ACTIVE, &dev->flags))
-		return;
-	if (port < 1 || port > dev->ibdev.phys_port_cnt) {
-		dev_dbg(&dev->pdev->dev, "event %d for port %u ignored\n", type, port);
-		return;
-	}
-	ev.device = &dev->ibdev;
-	ev.event = type;
-	ev.element.port_num = port;
-	ib_dispatch_event(&ev);
-}
-
-/**
- * cxib_ib_port_event() - handle a port change event
- * @dev: the device
- * @port: the port, from the event
- * @sub_type: what changed, CXIB_PORT_CHANGE_SUBTYPE_*
- *
- * Dispatches the matching IB event while the device is registered.  Called from the async
- * EQ's interrupt handler.
- */
-void cxib_ib_port_event(struct cxib_dev *dev, u8 port, u8 sub_type)
-{
-	int type = cxib_port_event_type(sub_type);
-
-	dev_dbg(&dev->pdev->dev, "port %u change, sub type %u\n", port, sub_type);
-	if (type >= 0)
-		cxib_ib_dispatch_port_event(dev, port, type);
 }
 
 /* ---- sysfs ------------------------------------------------------------------------------ */
