@@ -1094,8 +1094,17 @@ static int cxfw_req_send(struct cxfw_dev *dev, struct cxfw_qp *qp, uint64_t now,
 			if (w->local) {
 				st = w->opcode == CXIB_WQE_OPCODE_UMR ?
 				     cxfw_req_umr(dev, qp, w) : 0;
-				if (st)
+				if (st) {
+					const uint8_t *uc = w->u.data + sizeof(struct cxib_wqe_ctrl_seg);
+
+					cxfw_log(dev, CXFW_LOG_DEBUG,
+						 "cxfw: QP 0x%x UMR WQE %u on key 0x%x: syndrome 0x%02x, flags 0x%02x, mask 0x%llx, %u octowords",
+						 qp->qpn, w->idx, w->imm, st,
+						 CXIB_GET(uc, CXIB_WQE_UMR_FLAGS),
+						 (unsigned long long)CXIB_GET64(uc, CXIB_WQE_UMR_MKEY_MASK),
+						 CXIB_GET(uc, CXIB_WQE_UMR_XLT_OCTOWORDS));
 					cxfw_req_fail(w, r, st);
+				}
 				w->done = true;
 				if (st)
 					break;

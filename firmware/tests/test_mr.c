@@ -213,7 +213,9 @@ TEST(mkey_create_rejects_bad_input)
 TEST(mkey_translate_checks_key_pd_access_and_range)
 {
 	uint64_t base = t->fk.base + DRV_DATA_OFF;
-	uint64_t mtt[3] = { base + 0x3000, base + 0x1000, base + 0x2000 };
+	/* the middle entry with its read/write enables, as mlx5_ib may write them */
+	uint64_t mtt[3] = { base + 0x3000, (base + 0x1000) | CXIB_MTT_RD_EN | CXIB_MTT_WR_EN,
+			    base + 0x2000 };
 	struct mkey_args a = { 0 };
 	struct cxfw_sg sg[4];
 	uint32_t pd, pd2, idx, key, idx_pa, key_pa;

@@ -1105,18 +1105,21 @@ TEST(sq_umr_qp_loads_a_table_in_pieces_then_enables_the_key)
  * and moves it to RTS with an empty path past INIT: such a QP is accepted, and its data
  * segments may name keys of any PD; any other QP needs a PD.
  */
-TEST(sq_umr_qp_without_pd_loads_through_a_key_of_another_pd)
+TEST(sq_umr_qp_without_pd_loads_mlx5_style_entries_through_a_key_of_another_pd)
 {
-	uint64_t pages[2], va = 0x7770000000ull;
+	uint64_t pages[2], base, va = 0x7770000000ull;
+	uint8_t want[2 * DRV_PAGE], got[2 * DRV_PAGE];
 	struct drv_qp_init ia;
 	struct cxib_cqe64 cqe;
-	struct drv_mr list;
+	struct drv_mr list, dst;
 	struct drv_qp umr, bad;
+	struct drv_wr wr;
 	struct sq_env e;
 	__be32 out[4];
 	unsigned int i;
 	uint32_t key;
 	uint16_t u;
+	int si;
 
 	CHECK_EQ(sq_env_init(t, &e, NULL), 0);
 	drv_qp_init_defaults(&ia, CXIB_QPC_ST_RC, e.cq);
@@ -1138,17 +1141,34 @@ TEST(sq_umr_qp_without_pd_loads_through_a_key_of_another_pd)
 	}
 	CHECK_EQ(drv_qp_state(e.n, &umr), CXIB_QPC_STATE_RTS);
 	CHECK_EQ(drv_mr_alloc(e.n, 4096, DRV_LR, &list), 0);	/* in the node's PD */
-	pages[0] = drv_alloc_data(e.n, 2 * DRV_PAGE);
-	pages[1] = pages[0] + DRV_PAGE;
+	CHECK_EQ(drv_mr_alloc(e.n, sizeof(got), DRV_LR | DRV_LW, &dst), 0);
+	base = drv_alloc_data(e.n, 2 * DRV_PAGE);
+	drv_pattern(want, sizeof(want), 77);
+	drv_mem_write(e.n, base, want, sizeof(want));
+	/* as mlx5_ib loads them: each entry with its read and write enables set */
+	pages[0] = base | CXIB_MTT_RD_EN | CXIB_MTT_WR_EN;
+	pages[1] = (base + DRV_PAGE) | CXIB_MTT_RD_EN | CXIB_MTT_WR_EN;
 	CHECK_EQ(sq_free_mkey(e.n, 2, 0x71, &key), 0);
 	u = sq_post_umr_ptr(e.n, &umr, key, CXIB_UMR_CHECK_NOT_FREE, 0,
 			    CXIB_UMR_MKEY_MASK_LEN | CXIB_UMR_MKEY_MASK_START_ADDR |
-			    CXIB_UMR_MKEY_MASK_LR | CXIB_UMR_MKEY_MASK_FREE,
+			    CXIB_UMR_MKEY_MASK_PAGE_SIZE | CXIB_UMR_MKEY_MASK_LR |
+			    CXIB_UMR_MKEY_MASK_LW | CXIB_UMR_MKEY_MASK_RR | CXIB_UMR_MKEY_MASK_FREE,
 			    va, 2 * DRV_PAGE, pages, 2, &list, 0);
 	drv_pump(&e.w);
 	CHECK_EQ(drv_poll(e.n, e.cq, &cqe), 1);
 	sq_check_req(t, &cqe, umr.qpn, u, CXIB_WQE_OPCODE_UMR);
 	CHECK(!e.n->t->dev->mkeys[CXIB_MKEY_INDEX(key)]->free);
+	/* the enables are not part of the address: a READ through the key gets the pages */
+	wr = sq_wr(CXIB_WQE_OPCODE_RDMA_READ, true);
+	wr.raddr = va;
+	wr.rkey = key;
+	wr.sg[wr.nsg++] = sq_sge(&dst, 0, sizeof(got));
+	si = drv_post_send(e.n, &e.a, &wr);
+	drv_pump(&e.w);
+	CHECK_EQ(drv_poll(e.n, e.cq, &cqe), 1);
+	sq_check_req(t, &cqe, e.a.qpn, (uint16_t)si, CXIB_WQE_OPCODE_RDMA_READ);
+	drv_mem_read(e.n, dst.pa, got, sizeof(got));
+	CHECK(!memcmp(got, want, sizeof(got)));
 	/* no PD reference to drop: destroying it leaves the node's PD as it was */
 	CHECK_EQ(cmd_simple(e.n->t, CXIB_CMD_OP_DESTROY_QP, 0, umr.qpn, 0, out, sizeof(out)), 0);
 	CHECK_EQ(e.n->t->dev->pd_refs[0], 0);

@@ -107,9 +107,16 @@ enum {
 #define CXIB_MKEY(index, variant)		((__u32)(index) << 8 | ((__u32)(variant) & 0xff))
 #define CXIB_MKC_QPN_NONE			0xffffff
 
-/* One MTT translation entry: the 8-byte big-endian bus address of a page. */
+/*
+ * One MTT translation entry: the 8-byte big-endian bus address of a page, whose two low
+ * bits are the entry's read and write enables (upstream mlx5_ifc.h struct mtt: rd_en,
+ * wr_en; mlx5_ib sets both in every entry it loads by UMR and in fast-registration
+ * lists).  They matter for on-demand paging; an MKey without it ignores them.
+ */
 #define CXIB_MTT_ENTRY_SIZE			8
 #define CXIB_MTT_PER_OCTWORD			2
+#define CXIB_MTT_RD_EN				0x1ull
+#define CXIB_MTT_WR_EN				0x2ull
 
 /* ---- CREATE_MKEY / QUERY_MKEY / DESTROY_MKEY (0x200 / 0x201 / 0x202) ------------------ */
 
