@@ -131,7 +131,8 @@ static void cxfw_caps_max(struct cxfw_dev *dev, __be32 *c)
 	CXIB_SET(c, CXIB_HCA_CAP_PORT_TYPE, CXIB_CAP_PORT_TYPE_IB);
 	CXIB_SET(c, CXIB_HCA_CAP_NUM_PORTS, dev->cfg.num_ports);
 	CXIB_SET(c, CXIB_HCA_CAP_LOG_MAX_MSG, 30);
-	CXIB_SET(c, CXIB_HCA_CAP_UMR_MODIFY_ENTITY_SIZE_DISABLED, 1);
+	/* UMR may change a key's page size (sq.c), so fast registration works: 0 */
+	CXIB_SET(c, CXIB_HCA_CAP_UMR_MODIFY_ENTITY_SIZE_DISABLED, 0);
 	CXIB_SET(c, CXIB_HCA_CAP_UMR_EXTENDED_TRANSLATION_OFFSET, 1);	/* xlt_offset_47_16 */
 	CXIB_SET(c, CXIB_HCA_CAP_DRAIN_SIGERR, 1);		/* vacuous: no signature offload */
 	CXIB_SET(c, CXIB_HCA_CAP_CMDIF_CHECKSUM, CXIB_CAP_CMDIF_CHECKSUM_ENABLED);
