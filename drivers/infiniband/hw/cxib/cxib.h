@@ -363,6 +363,18 @@ struct cxib_uq {
 	u8 page_offset;
 };
 
+/**
+ * struct cxib_uq_req - where libmlx5 put a user queue, from its create request
+ * @buf_addr: user virtual address of the queue buffer
+ * @db_addr: user virtual address of the doorbell record
+ * @uidx: the user index (CQE version 1), else CXIB_UIDX_NONE
+ */
+struct cxib_uq_req {
+	u64 buf_addr;
+	u64 db_addr;
+	u32 uidx;
+};
+
 /* ---- Verbs objects (pd.c, mr.c, cq.c) ------------------------------------------------------- */
 
 /**
@@ -1122,8 +1134,9 @@ u32 cxib_umem_fill_pas(struct ib_umem *umem, unsigned long pgsz, u64 *pas, u32 m
 int cxib_udb_map(struct cxib_ucontext *uctx, u64 db_addr, struct cxib_udb_page **page,
 		 dma_addr_t *dma);
 void cxib_udb_unmap(struct cxib_ucontext *uctx, struct cxib_udb_page *page);
-int cxib_uq_pin(struct cxib_dev *dev, struct cxib_uq *uq, u64 buf_addr, size_t size,
-		u64 db_addr);
+struct cxib_uq *cxib_uq_create(struct cxib_dev *dev, struct cxib_ucontext *uctx,
+			       const struct cxib_uq_req *req, size_t size,
+			       struct cxib_frag_buf *buf, struct cxib_dbr *dbr);
 void cxib_uq_free(struct cxib_dev *dev, struct cxib_uq *uq);
 int cxib_uq_buf_offset(u64 buf_addr, u32 stride, u8 *page_offset);
 

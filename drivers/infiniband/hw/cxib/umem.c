@@ -353,8 +353,8 @@ int cxib_uq_buf_offset(u64 buf_addr, u32 stride, u8 *page_offset)
  *
  * Return: 0, -EINVAL for a misaligned address or empty buffer, or the error of pinning.
  */
-int cxib_uq_pin(struct cxib_dev *dev, struct cxib_uq *uq, u64 buf_addr, size_t size,
-		u64 db_addr)
+static int cxib_uq_pin(struct cxib_dev *dev, struct cxib_uq *uq, u64 buf_addr, size_t size,
+		       u64 db_addr)
 {
 	size_t npas;
 	int err;
@@ -394,6 +394,50 @@ err_release:
 	ib_umem_release(uq->umem);
 	uq->umem = NULL;
 	return err;
+}
+
+/**
+ * cxib_uq_create() - the user memory of a user CQ, QP or SRQ, pinned
+ * @dev: the device
+ * @uctx: the user context the queue belongs to; the queue rings its first UAR
+ * @req: the buffer's and doorbell record's addresses and the user index from libmlx5's
+ *	request (the buffer's alignment checked by the caller with cxib_uq_buf_offset())
+ * @size: the buffer's size in bytes, as the queue's geometry says (already checked against
+ *	the device's limits by the caller)
+ * @buf: the queue object's buffer: set to the pinned pages (@buf->dma, @buf->npages: the
+ *	create command's PAS list), @buf->bufs NULL
+ * @dbr: the queue object's doorbell record: @dbr->dma set, @dbr->db NULL
+ *
+ * The one way a user CQ, QP or SRQ gets its memory: the kernel-object code then builds its
+ * create command as for a kernel queue.  Sleeps.
+ *
+ * Return: the queue's user memory, released with cxib_uq_free() when the queue is
+ * destroyed (or its creation fails), or an ERR_PTR() (then nothing is left allocated).
+ */
+struct cxib_uq *cxib_uq_create(struct cxib_dev *dev, struct cxib_ucontext *uctx,
+			       const struct cxib_uq_req *req, size_t size,
+			       struct cxib_frag_buf *buf, struct cxib_dbr *dbr)
+{
+	struct cxib_uq *uq;
+	int err;
+
+	uq = kzalloc(sizeof(*uq), GFP_KERNEL);
+	if (!uq)
+		return ERR_PTR(-ENOMEM);
+	uq->uctx = uctx;
+	uq->uar = uctx->uars[0];
+	uq->uidx = req->uidx;
+	err = cxib_uq_pin(dev, uq, req->buf_addr, size, req->db_addr);
+	if (err) {
+		cxib_uq_free(dev, uq);	/* also a partly pinned one */
+		return ERR_PTR(err);
+	}
+	buf->bufs = NULL;
+	buf->dma = uq->pas;
+	buf->npages = uq->npas;
+	dbr->db = NULL;
+	dbr->dma = uq->db_dma;
+	return uq;
 }
 
 /**

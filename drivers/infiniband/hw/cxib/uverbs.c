@@ -157,6 +157,7 @@ int cxib_ucq_create(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 	struct cxib_cq *cq = to_cxib_cq(ibcq);
 	struct mlx5_ib_create_cq_resp resp = {};
 	struct mlx5_ib_create_cq ucmd = {};
+	struct cxib_uq_req req = {};
 	struct cxib_cqc cqc = {};
 	struct cxib_uq *uq;
 	u8 cqe_sz, log_size, page_offset;
@@ -183,24 +184,18 @@ int cxib_ucq_create(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 	if (err)
 		return err;
 
-	uq = kzalloc(sizeof(*uq), GFP_KERNEL);
-	if (!uq)
-		return -ENOMEM;
-	uq->uctx = uctx;
-	uq->uar = uctx->uars[0];
-	uq->uidx = CXIB_UIDX_NONE;
-	err = cxib_uq_pin(dev, uq, ucmd.buf_addr, bytes, ucmd.db_addr);
-	if (err)
-		goto err_free_uq;
+	req.buf_addr = ucmd.buf_addr;
+	req.db_addr = ucmd.db_addr;
+	req.uidx = CXIB_UIDX_NONE;
+	uq = cxib_uq_create(dev, uctx, &req, bytes, &cq->buf, &cq->dbr);
+	if (IS_ERR(uq))
+		return PTR_ERR(uq);
 
 	cq->uq = uq;
 	cq->log_size = log_size;
 	cq->eqn = dev->eqt.comp[attr->comp_vector].eqn;
 	cq->cons_index = 0;
 	cq->arm_sn = 0;
-	cq->buf.dma = uq->pas;
-	cq->buf.npages = uq->npas;
-	cq->dbr.dma = uq->db_dma;
 	spin_lock_init(&cq->lock);
 	INIT_LIST_HEAD(&cq->send_qps);
 	INIT_LIST_HEAD(&cq->recv_qps);
@@ -341,6 +336,7 @@ int cxib_uqp_init(struct cxib_qp *qp, struct ib_qp_init_attr *attr, struct ib_ud
 							       ibucontext);
 	struct cxib_dev *dev = to_cxib_dev(qp->ibqp.device);
 	struct mlx5_ib_create_qp ucmd = {};
+	struct cxib_uq_req req = {};
 	struct cxib_uq *uq;
 	size_t bytes;
 	u32 uidx;
@@ -364,23 +360,14 @@ int cxib_uqp_init(struct cxib_qp *qp, struct ib_qp_init_attr *attr, struct ib_ud
 	if (err)
 		return err;
 
-	uq = kzalloc(sizeof(*uq), GFP_KERNEL);
-	if (!uq)
-		return -ENOMEM;
-	uq->uctx = uctx;
-	uq->uar = uctx->uars[0];	/* the UAR of both bfregs cxib hands out */
-	uq->uidx = uidx;
-	err = cxib_uq_pin(dev, uq, ucmd.buf_addr, bytes, ucmd.db_addr);
-	if (err) {
-		cxib_uq_free(dev, uq);
-		return err;
-	}
+	req.buf_addr = ucmd.buf_addr;
+	req.db_addr = ucmd.db_addr;
+	req.uidx = uidx;
+	/* UAR 0 of the context: the UAR of both bfregs cxib hands out */
+	uq = cxib_uq_create(dev, uctx, &req, bytes, &qp->buf, &qp->dbr);
+	if (IS_ERR(uq))
+		return PTR_ERR(uq);
 	qp->uq = uq;
-	qp->buf.bufs = NULL;
-	qp->buf.dma = uq->pas;
-	qp->buf.npages = uq->npas;
-	qp->dbr.db = NULL;
-	qp->dbr.dma = uq->db_dma;
 
 	/* The RQ at offset 0 and the SQ after it, exactly as libmlx5 lays them out. */
 	qp->rq.log_wqe_cnt = ucmd.rq_wqe_count ? ilog2(ucmd.rq_wqe_count) : 0;
@@ -476,6 +463,7 @@ int cxib_usrq_init(struct cxib_srq *srq, struct ib_srq_init_attr *attr, struct i
 							       ibucontext);
 	struct cxib_dev *dev = to_cxib_dev(srq->ibsrq.device);
 	struct mlx5_ib_create_srq ucmd = {};
+	struct cxib_uq_req req = {};
 	struct cxib_uq *uq;
 	u32 uidx;
 	u8 page_offset;
@@ -502,24 +490,14 @@ int cxib_usrq_init(struct cxib_srq *srq, struct ib_srq_init_attr *attr, struct i
 	if (err)
 		return err;
 
-	uq = kzalloc(sizeof(*uq), GFP_KERNEL);
-	if (!uq)
-		return -ENOMEM;
-	uq->uctx = uctx;
-	uq->uar = uctx->uars[0];
-	uq->uidx = uidx;
-	err = cxib_uq_pin(dev, uq, ucmd.buf_addr, BIT(srq->log_size + srq->log_stride),
-			  ucmd.db_addr);
-	if (err) {
-		cxib_uq_free(dev, uq);
-		return err;
-	}
+	req.buf_addr = ucmd.buf_addr;
+	req.db_addr = ucmd.db_addr;
+	req.uidx = uidx;
+	uq = cxib_uq_create(dev, uctx, &req, BIT(srq->log_size + srq->log_stride), &srq->buf,
+			    &srq->dbr);
+	if (IS_ERR(uq))
+		return PTR_ERR(uq);
 	srq->uq = uq;
-	srq->buf.bufs = NULL;
-	srq->buf.dma = uq->pas;
-	srq->buf.npages = uq->npas;
-	srq->dbr.db = NULL;
-	srq->dbr.dma = uq->db_dma;
 	return 0;
 }
 
