@@ -1155,7 +1155,7 @@ int cxib_ucq_create(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 int cxib_uqp_init(struct cxib_qp *qp, struct ib_qp_init_attr *attr, struct ib_udata *udata);
 void cxib_uqp_fill_qpc(const struct cxib_qp *qp, struct cxib_qpc *qpc);
 int cxib_uqp_respond(struct cxib_qp *qp, struct ib_udata *udata);
-int cxib_usrq_init(struct cxib_srq *srq, struct ib_srq_init_attr *attr, struct ib_udata *udata);
+int cxib_usrq_get(struct ib_udata *udata, struct cxib_uq_req *req);
 int cxib_usrq_respond(struct cxib_srq *srq, struct ib_udata *udata);
 
 #endif /* _CXIB_H */

@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * cxib: shared receive queues (PRM §5.6 CREATE_SRQ / DESTROY_SRQ / QUERY_SRQ / ARM_RQ, §6
- * SRQ WQEs), kernel consumers only.
+ * SRQ WQEs).  One creation path for kernel and user SRQs: the ring's geometry comes from
+ * the core attributes either way; a kernel SRQ's ring is the driver's, a user SRQ's is
+ * libmlx5's, pinned (libmlx5 links and posts its WQEs itself).
  *
  * An SRQ is a ring of 2^log_size WQEs of 2^log_stride bytes; each WQE starts with a next
  * segment whose next_wqe_index links the free WQEs into a list, followed by the scatter
@@ -25,6 +27,7 @@
 #include <linux/log2.h>
 #include <linux/slab.h>
 #include <linux/vmalloc.h>
+#include <rdma/uverbs_ioctl.h>
 
 #include "cxib.h"
 
@@ -246,8 +249,9 @@ static void cxib_srq_fill_srqc(const struct cxib_srq *srq, u32 pdn, struct cxib_
  * cxib_create_srq() - ib_device_ops.create_srq
  * @ibsrq: the SRQ, allocated by the RDMA core
  * @attr: what the consumer asks for; max_wr and max_sge are updated to what it got
- * @udata: NULL for a kernel SRQ; for a user SRQ, libmlx5's request (its buffer and
- *	doorbell record, pinned by cxib_usrq_init()) and response room
+ * @udata: NULL for a kernel SRQ; for a user SRQ, libmlx5's request (its ring and
+ *	doorbell record, read by cxib_usrq_get(), pinned with cxib_uq_create()) and
+ *	response room
  *
  * Sleeps.
  *
@@ -258,7 +262,9 @@ int cxib_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *attr,
 {
 	struct cxib_dev *dev = to_cxib_dev(ibsrq->device);
 	struct cxib_srq *srq = to_cxib_srq(ibsrq);
+	struct cxib_uq_req ureq = {};
 	struct cxib_srqc srqc = {};
+	u8 page_offset;
 	int err;
 
 	if (attr->srq_type != IB_SRQT_BASIC || !dev->caps.log_max_srq)
@@ -267,11 +273,10 @@ int cxib_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *attr,
 	refcount_set(&srq->refs, 1);
 	init_completion(&srq->free);
 	if (udata) {
-		/* libmlx5's ring and doorbell record, pinned (uverbs.c); it posts them */
-		err = cxib_usrq_init(srq, attr, udata);
+		/* libmlx5's request, checked before the geometry (uverbs.c) */
+		err = cxib_usrq_get(udata, &ureq);
 		if (err)
 			return err;
-		goto create;
 	}
 	err = cxib_srq_geometry(&dev->caps, attr->attr.max_wr, attr->attr.max_sge,
 				&srq->log_size, &srq->log_stride);
@@ -279,6 +284,23 @@ int cxib_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *attr,
 		return err;
 	srq->max_gs = cxib_srq_max_gs(srq->log_stride);
 
+	if (udata) {
+		struct cxib_ucontext *uctx = rdma_udata_to_drv_context(udata,
+								       struct cxib_ucontext,
+								       ibucontext);
+		struct cxib_uq *uq;
+
+		/* libmlx5's ring and doorbell record, pinned; libmlx5 posts to them */
+		err = cxib_uq_buf_offset(ureq.buf_addr, BIT(srq->log_stride), &page_offset);
+		if (err)
+			return err;
+		uq = cxib_uq_create(dev, uctx, &ureq, BIT(srq->log_size + srq->log_stride),
+				    &srq->buf, &srq->dbr);
+		if (IS_ERR(uq))
+			return PTR_ERR(uq);
+		srq->uq = uq;
+		goto create;
+	}
 	err = cxib_frag_buf_alloc(dev, &srq->buf, BIT(srq->log_size + srq->log_stride));
 	if (err)
 		return err;

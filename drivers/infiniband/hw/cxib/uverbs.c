@@ -15,8 +15,9 @@
  * cannot be made to reach memory outside what the caller pinned.
  *
  * The kernel-object files call in here when their verb has udata: cq.c hands a user CQ
- * to cxib_ucq_create() whole; qp.c and srq.c call cxib_uqp_init() / cxib_usrq_init()
- * instead of allocating kernel buffers, and the respond functions once the device has
+ * to cxib_ucq_create() whole; qp.c calls cxib_uqp_init() instead of allocating kernel
+ * buffers; srq.c reads the request with cxib_usrq_get() and pins the ring itself
+ * (cxib_uq_create()); qp.c and srq.c call the respond functions once the device has
  * numbered the queue.
  */
 
@@ -443,30 +444,21 @@ int cxib_usrq_check(const struct mlx5_ib_create_srq *ucmd)
 }
 
 /**
- * cxib_usrq_init() - the user part of create_srq: memory from libmlx5
- * @srq: the SRQ being created
- * @attr: the core attributes: max_wr (libmlx5 sends 2^n - 1) and max_sge give the geometry
- *	as for a kernel SRQ (cxib_srq_geometry())
+ * cxib_usrq_get() - read and check libmlx5's create_srq request
  * @udata: struct mlx5_ib_create_srq in, response room out
+ * @req: set to the ring's and the doorbell record's user addresses and the user index
  *
- * Called by create_srq instead of allocating kernel memory: sets @srq->log_size,
- * @srq->log_stride and @srq->max_gs, pins the buffer (2^log_size WQEs of 2^log_stride
- * bytes, linked by libmlx5) and the doorbell record's page, and points @srq->buf.dma /
- * @srq->buf.npages and @srq->dbr.dma at them.  On success @srq->uq is set; release it with
- * cxib_uq_free().  Sleeps.
+ * The first step of a user SRQ's creation: create_srq then works out the ring's geometry
+ * from the core attributes as for a kernel SRQ (libmlx5 sends max_wr 2^n - 1), checks
+ * the ring's alignment against its stride and pins it (cxib_uq_create()).  Sleeps.
  *
- * Return: 0 or a negative errno (nothing is left allocated).
+ * Return: 0 or a negative errno.
  */
-int cxib_usrq_init(struct cxib_srq *srq, struct ib_srq_init_attr *attr, struct ib_udata *udata)
+int cxib_usrq_get(struct ib_udata *udata, struct cxib_uq_req *req)
 {
 	struct cxib_ucontext *uctx = rdma_udata_to_drv_context(udata, struct cxib_ucontext,
 							       ibucontext);
-	struct cxib_dev *dev = to_cxib_dev(srq->ibsrq.device);
 	struct mlx5_ib_create_srq ucmd = {};
-	struct cxib_uq_req req = {};
-	struct cxib_uq *uq;
-	u32 uidx;
-	u8 page_offset;
 	int err;
 
 	if (udata->outlen < CXIB_USRQ_RESP_MIN_LEN)
@@ -477,34 +469,18 @@ int cxib_usrq_init(struct cxib_srq *srq, struct ib_srq_init_attr *attr, struct i
 	err = cxib_usrq_check(&ucmd);
 	if (err)
 		return err;
-	err = cxib_uidx_check(uctx->cqe_version, ucmd.uidx, &uidx);
+	err = cxib_uidx_check(uctx->cqe_version, ucmd.uidx, &req->uidx);
 	if (err)
 		return err;
-	err = cxib_srq_geometry(&dev->caps, attr->attr.max_wr, attr->attr.max_sge,
-				&srq->log_size, &srq->log_stride);
-	if (err)
-		return err;
-	srq->max_gs = (BIT(srq->log_stride) - sizeof(struct cxib_wqe_srq_next_seg)) /
-		      sizeof(struct cxib_wqe_data_seg);
-	err = cxib_uq_buf_offset(ucmd.buf_addr, BIT(srq->log_stride), &page_offset);
-	if (err)
-		return err;
-
-	req.buf_addr = ucmd.buf_addr;
-	req.db_addr = ucmd.db_addr;
-	req.uidx = uidx;
-	uq = cxib_uq_create(dev, uctx, &req, BIT(srq->log_size + srq->log_stride), &srq->buf,
-			    &srq->dbr);
-	if (IS_ERR(uq))
-		return PTR_ERR(uq);
-	srq->uq = uq;
+	req->buf_addr = ucmd.buf_addr;
+	req->db_addr = ucmd.db_addr;
 	return 0;
 }
 
 /**
  * cxib_usrq_respond() - answer libmlx5's create_srq once the device created the SRQ
  * @srq: the SRQ
- * @udata: the response room (checked by cxib_usrq_init())
+ * @udata: the response room (checked by cxib_usrq_get())
  *
  * libmlx5 does not clear this response: the SRQ number must be written.
  *
