@@ -134,6 +134,53 @@ int cxib_cmd_query_mkey(struct cxib_dev *dev, u32 mkey_index, struct cxib_mkc *m
 	return err;
 }
 
+/* ---- Queues: what CREATE and QUERY of a CQ, QP and SRQ share --------------------------- */
+
+/*
+ * Create a queue (CREATE_CQ, CREATE_QP, CREATE_SRQ): the header, the context (@ctx_len
+ * bytes at @ctx_off) and the PAS list at @pas_off, which ends the input; the
+ * @outlen-byte output in @out.
+ */
+static int cxib_cmd_create_queue(struct cxib_dev *dev, u16 opcode, const void *ctx,
+				 size_t ctx_len, u32 ctx_off, u32 pas_off,
+				 const dma_addr_t *pas, u32 npas, void *out, u32 outlen)
+{
+	u32 inlen = pas_off + CXIB_PAS_ENTRY_SIZE * npas;
+	void *in;
+	int err;
+
+	in = kvzalloc(inlen, GFP_KERNEL);
+	if (!in)
+		return -ENOMEM;
+	cxib_cmd_hdr(in, opcode, 0);
+	memcpy(in + ctx_off, ctx, ctx_len);
+	cxib_cmd_put_pas(in, pas_off, pas, npas);
+	err = cxib_cmd_exec(dev, in, inlen, out, outlen);
+	kvfree(in);
+	return err;
+}
+
+/*
+ * Query a queue (QUERY_CQ, QUERY_QP, QUERY_SRQ): @in is the input with its header and the
+ * queue's number; the context, @ctx_len bytes at @ctx_off of the @outlen-byte output, is
+ * copied to @ctx.
+ */
+static int cxib_cmd_query_queue(struct cxib_dev *dev, const void *in, u32 inlen, u32 outlen,
+				u32 ctx_off, void *ctx, size_t ctx_len)
+{
+	void *out;
+	int err;
+
+	out = kvzalloc(outlen, GFP_KERNEL);
+	if (!out)
+		return -ENOMEM;
+	err = cxib_cmd_exec(dev, in, inlen, out, outlen);
+	if (!err)
+		memcpy(ctx, out + ctx_off, ctx_len);
+	kvfree(out);
+	return err;
+}
+
 /* ---- Completion queues ------------------------------------------------------------------ */
 
 /**
@@ -150,21 +197,14 @@ int cxib_cmd_create_cq(struct cxib_dev *dev, const struct cxib_cqc *cqc, const d
 		       u32 npas, u32 *cqn)
 {
 	__be32 out[CXIB_CREATE_CQ_OUT_LEN / 4] = {};
-	u32 inlen = CXIB_CREATE_CQ_IN_LEN(npas);
-	void *in;
 	int err;
 
-	in = kvzalloc(inlen, GFP_KERNEL);
-	if (!in)
-		return -ENOMEM;
-	cxib_cmd_hdr(in, CXIB_CMD_OP_CREATE_CQ, 0);
-	memcpy(in + CXIB_CREATE_CQ_IN_CQC_OFFSET, cqc, sizeof(*cqc));
-	cxib_cmd_put_pas(in, CXIB_CREATE_CQ_IN_PAS_OFFSET, pas, npas);
-
-	err = cxib_cmd_exec(dev, in, inlen, out, sizeof(out));
+	BUILD_BUG_ON(CXIB_CREATE_CQ_IN_LEN(0) != CXIB_CREATE_CQ_IN_PAS_OFFSET);
+	err = cxib_cmd_create_queue(dev, CXIB_CMD_OP_CREATE_CQ, cqc, sizeof(*cqc),
+				    CXIB_CREATE_CQ_IN_CQC_OFFSET, CXIB_CREATE_CQ_IN_PAS_OFFSET,
+				    pas, npas, out, sizeof(out));
 	if (!err)
 		*cqn = CXIB_GET(out, CXIB_CREATE_CQ_OUT_CQN);
-	kvfree(in);
 	return err;
 }
 
@@ -196,19 +236,11 @@ int cxib_cmd_destroy_cq(struct cxib_dev *dev, u32 cqn)
 int cxib_cmd_query_cq(struct cxib_dev *dev, u32 cqn, struct cxib_cqc *cqc)
 {
 	__be32 in[CXIB_QUERY_CQ_IN_LEN / 4] = {};
-	void *out;
-	int err;
 
-	out = kvzalloc(CXIB_QUERY_CQ_OUT_LEN, GFP_KERNEL);
-	if (!out)
-		return -ENOMEM;
 	cxib_cmd_hdr(in, CXIB_CMD_OP_QUERY_CQ, 0);
 	CXIB_SET(in, CXIB_QUERY_CQ_IN_CQN, cqn);
-	err = cxib_cmd_exec(dev, in, sizeof(in), out, CXIB_QUERY_CQ_OUT_LEN);
-	if (!err)
-		memcpy(cqc, out + CXIB_QUERY_CQ_OUT_CQC_OFFSET, sizeof(*cqc));
-	kvfree(out);
-	return err;
+	return cxib_cmd_query_queue(dev, in, sizeof(in), CXIB_QUERY_CQ_OUT_LEN,
+				    CXIB_QUERY_CQ_OUT_CQC_OFFSET, cqc, sizeof(*cqc));
 }
 
 /**
@@ -258,20 +290,14 @@ int cxib_cmd_create_qp(struct cxib_dev *dev, const struct cxib_qpc *qpc, const d
 		       u32 npas, u32 *qpn)
 {
 	__be32 out[CXIB_CREATE_QP_OUT_LEN / 4] = {};
-	u32 inlen = CXIB_CREATE_QP_IN_LEN(npas);
-	void *in;
 	int err;
 
-	in = kvzalloc(inlen, GFP_KERNEL);
-	if (!in)
-		return -ENOMEM;
-	cxib_cmd_hdr(in, CXIB_CMD_OP_CREATE_QP, 0);
-	memcpy(in + CXIB_CREATE_QP_IN_QPC_OFFSET, qpc, sizeof(*qpc));
-	cxib_cmd_put_pas(in, CXIB_CREATE_QP_IN_PAS_OFFSET, pas, npas);
-	err = cxib_cmd_exec(dev, in, inlen, out, sizeof(out));
+	BUILD_BUG_ON(CXIB_CREATE_QP_IN_LEN(0) != CXIB_CREATE_QP_IN_PAS_OFFSET);
+	err = cxib_cmd_create_queue(dev, CXIB_CMD_OP_CREATE_QP, qpc, sizeof(*qpc),
+				    CXIB_CREATE_QP_IN_QPC_OFFSET, CXIB_CREATE_QP_IN_PAS_OFFSET,
+				    pas, npas, out, sizeof(out));
 	if (!err)
 		*qpn = CXIB_GET(out, CXIB_CREATE_QP_OUT_QPN);
-	kvfree(in);
 	return err;
 }
 
@@ -343,19 +369,11 @@ int cxib_cmd_modify_qp(struct cxib_dev *dev, u16 opcode, u32 qpn, u32 opt_mask,
 int cxib_cmd_query_qp(struct cxib_dev *dev, u32 qpn, struct cxib_qpc *qpc)
 {
 	__be32 in[CXIB_QUERY_QP_IN_LEN / 4] = {};
-	void *out;
-	int err;
 
-	out = kvzalloc(CXIB_QUERY_QP_OUT_LEN, GFP_KERNEL);
-	if (!out)
-		return -ENOMEM;
 	cxib_cmd_hdr(in, CXIB_CMD_OP_QUERY_QP, 0);
 	CXIB_SET(in, CXIB_QUERY_QP_IN_QPN, qpn);
-	err = cxib_cmd_exec(dev, in, sizeof(in), out, CXIB_QUERY_QP_OUT_LEN);
-	if (!err)
-		memcpy(qpc, out + CXIB_QUERY_QP_OUT_QPC_OFFSET, sizeof(*qpc));
-	kvfree(out);
-	return err;
+	return cxib_cmd_query_queue(dev, in, sizeof(in), CXIB_QUERY_QP_OUT_LEN,
+				    CXIB_QUERY_QP_OUT_QPC_OFFSET, qpc, sizeof(*qpc));
 }
 
 /* ---- Shared receive queues -------------------------------------------------------------- */
@@ -373,21 +391,15 @@ int cxib_cmd_query_qp(struct cxib_dev *dev, u32 qpn, struct cxib_qpc *qpc)
 int cxib_cmd_create_srq(struct cxib_dev *dev, const struct cxib_srqc *srqc,
 			const dma_addr_t *pas, u32 npas, u32 *srqn)
 {
-	u32 inlen = CXIB_CREATE_SRQ_IN_LEN(npas);
 	__be32 out[CXIB_CREATE_SRQ_OUT_LEN / 4] = {};
-	void *in;
 	int err;
 
-	in = kvzalloc(inlen, GFP_KERNEL);
-	if (!in)
-		return -ENOMEM;
-	cxib_cmd_hdr(in, CXIB_CMD_OP_CREATE_SRQ, 0);
-	memcpy(in + CXIB_CREATE_SRQ_IN_SRQC_OFFSET, srqc, sizeof(*srqc));
-	cxib_cmd_put_pas(in, CXIB_CREATE_SRQ_IN_PAS_OFFSET, pas, npas);
-	err = cxib_cmd_exec(dev, in, inlen, out, sizeof(out));
+	BUILD_BUG_ON(CXIB_CREATE_SRQ_IN_LEN(0) != CXIB_CREATE_SRQ_IN_PAS_OFFSET);
+	err = cxib_cmd_create_queue(dev, CXIB_CMD_OP_CREATE_SRQ, srqc, sizeof(*srqc),
+				    CXIB_CREATE_SRQ_IN_SRQC_OFFSET, CXIB_CREATE_SRQ_IN_PAS_OFFSET,
+				    pas, npas, out, sizeof(out));
 	if (!err)
 		*srqn = CXIB_GET(out, CXIB_CREATE_SRQ_OUT_SRQN);
-	kvfree(in);
 	return err;
 }
 
@@ -438,19 +450,11 @@ int cxib_cmd_arm_srq(struct cxib_dev *dev, u32 srqn, u16 lwm)
 int cxib_cmd_query_srq(struct cxib_dev *dev, u32 srqn, struct cxib_srqc *srqc)
 {
 	__be32 in[CXIB_QUERY_SRQ_IN_LEN / 4] = {};
-	void *out;
-	int err;
 
-	out = kvzalloc(CXIB_QUERY_SRQ_OUT_LEN, GFP_KERNEL);
-	if (!out)
-		return -ENOMEM;
 	cxib_cmd_hdr(in, CXIB_CMD_OP_QUERY_SRQ, 0);
 	CXIB_SET(in, CXIB_QUERY_SRQ_IN_SRQN, srqn);
-	err = cxib_cmd_exec(dev, in, sizeof(in), out, CXIB_QUERY_SRQ_OUT_LEN);
-	if (!err)
-		memcpy(srqc, out + CXIB_QUERY_SRQ_OUT_SRQC_OFFSET, sizeof(*srqc));
-	kvfree(out);
-	return err;
+	return cxib_cmd_query_queue(dev, in, sizeof(in), CXIB_QUERY_SRQ_OUT_LEN,
+				    CXIB_QUERY_SRQ_OUT_SRQC_OFFSET, srqc, sizeof(*srqc));
 }
 
 /* ---- Multicast groups ------------------------------------------------------------------- */
