@@ -447,6 +447,56 @@ class Capture(unittest.TestCase):
             self.run_capture(seconds=0)
 
 
+class DriverLab(unittest.TestCase):
+    """--driver: which nodes load cxib and which the stock mlx5_core + mlx5_ib."""
+
+    def test_each_node_gets_its_driver(self):
+        self.assertEqual([cx.node_driver("cxib", i) for i in (1, 2, 3)], ["cxib"] * 3)
+        self.assertEqual([cx.node_driver("mlx5", i) for i in (1, 2)], ["mlx5"] * 2)
+        # mixed: every cable joins a cxib node (odd) and an mlx5 one (even)
+        self.assertEqual([cx.node_driver("mixed", i) for i in (1, 2, 3, 4)],
+                         ["cxib", "mlx5", "cxib", "mlx5"])
+
+    def test_the_kernel_command_line_names_the_driver(self):
+        tmp = tempfile.mkdtemp()
+        self.addCleanup(shutil.rmtree, tmp)
+        paths = {k: f"/x/{k}" for k in ("qemu", "kernel", "initramfs", "rootfs")}
+
+        def append(idx, **kw):
+            cmd = cx.qemu_cmdline(paths, tmp, f"node{idx}", idx, 2, [1, 2], 3, tmp, 1024,
+                                  "6.12", netfd=5, **kw)
+            return cmd[cmd.index("-append") + 1].split()
+        self.assertIn("cxlab.driver=cxib", append(1))
+        self.assertIn("cxlab.driver=mlx5", append(2, driver="mlx5"))
+        self.assertIn("cxlab.driver=cxib", append(1, driver="mixed"))
+        self.assertIn("cxlab.driver=mlx5", append(2, driver="mixed"))
+
+    def test_a_scenario_asks_for_its_driver(self):
+        tmp = tempfile.mkdtemp()
+        self.addCleanup(shutil.rmtree, tmp)
+        path = os.path.join(tmp, "s.sh")
+        with open(path, "w") as f:
+            f.write("#!/bin/bash\n# cxlab: nodes=2 driver=mixed\n")
+        self.assertEqual(cx.scenario_meta(path)["driver"], "mixed")
+        with open(path, "w") as f:
+            f.write("#!/bin/bash\n# cxlab: driver=mlx4\n")
+        with self.assertRaises(cx.LabError):
+            cx.scenario_meta(path)
+        jobs = [("a", "a.sh", {"nodes": 2}), ("m", "m.sh", {"nodes": 2, "driver": "mixed"})]
+        base = {"init": "cxlab", "sm": "opensm", "driver": "cxib"}
+        groups = cx.lab_groups(jobs, base)
+        self.assertEqual([p["driver"] for p, _ in groups], ["cxib", "mixed"])
+        msg = cx.lab_mismatch(jobs, {"init": "cxlab", "sm": "opensm"})
+        self.assertIn("m needs a lab with --driver mixed", msg)
+
+    def test_the_stock_driver_needs_the_labs_own_init(self):
+        import argparse
+        args = argparse.Namespace(init="systemd", driver="mlx5", kernel="6.12")
+        with self.assertRaises(cx.LabError) as e:
+            cx.lab_up(args, 2, "up")
+        self.assertIn("--init cxlab", str(e.exception))
+
+
 class SystemdLab(unittest.TestCase):
     """--init systemd: the image, the kernel command line, the package on the share, and
     the scenarios that ask for such a lab in their cxlab: line."""
