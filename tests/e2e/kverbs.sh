@@ -19,7 +19,9 @@
 #                         adds rxe0 on the management interface (RoCE v2, GID addressing)
 #                         -- for developing the test itself, without the HCA model:
 #                           KVERBS_DEVICE=rxe scripts/cxlab run kverbs
-#   KVERBS_DEVICE=<name>  any other RDMA device name (default cxib_0)
+#   KVERBS_DEVICE=<name>  any other RDMA device name (default: the node's HCA, cxib_0, or
+#                         mlx5_0 on a node cxlab --driver mlx5/mixed gave the stock driver)
+#   KVERBS_SWAP=1         node2 is the server (interop both ways: mlx5.sh)
 #   KVERBS_PARAMS="..."   more module parameters for both sides (e.g. max_size=65536
 #                         wc_timeout_ms=30000 mlid=0xc001)
 set -u
@@ -27,11 +29,16 @@ set -u
 . /cxlab/e2e/check.sh
 
 ko=/cxlab/modules/$(uname -r)/kverbs.ko
-mode=${KVERBS_DEVICE:-cxib_0}
+mode=${KVERBS_DEVICE:-hca}
 params=${KVERBS_PARAMS:-}
 netif=eth0
+# node1 serves, or node2 with KVERBS_SWAP=1 (interop both ways: mlx5.sh)
 role=client
-[ "$CXLAB_INDEX" = 1 ] && role=server
+srv=${CXLAB_NODES%% *}
+[ "${KVERBS_SWAP:-0}" = 1 ] && srv=$(echo "$CXLAB_NODES" | awk '{ print $2 }')
+[ "$CXLAB_NODE" = "$srv" ] && role=server
+a="CXLAB_ADDR_$srv"
+server_addr=${!a:-$CXLAB_SERVER_ADDR}
 
 check "kverbs.ko is on the share ($ko)" test -f "$ko" || exit 1
 
@@ -45,6 +52,10 @@ rxe)
 	fi
 	# RoCE v2 multicast is IPv4 multicast on the management interface.
 	ip route replace 224.0.0.0/4 dev $netif
+	;;
+hca) # the node's HCA under the driver cxlab loaded for it (--driver)
+	dev=cxib_0
+	[ "${CXLAB_DRIVER:-cxib}" = mlx5 ] && dev=mlx5_0
 	;;
 cxib | cxib_0) dev=cxib_0 ;;
 *) dev=$mode ;;
@@ -69,8 +80,8 @@ if [ $role = server ]; then
 	check "insmod kverbs role=server dev=$dev" insmod "$ko" role=server dev=$dev $params
 else
 	# shellcheck disable=SC2086
-	check "insmod kverbs role=client dev=$dev peer=$CXLAB_SERVER_ADDR" \
-		insmod "$ko" role=client dev=$dev peer="$CXLAB_SERVER_ADDR" $params
+	check "insmod kverbs role=client dev=$dev peer=$server_addr" \
+		insmod "$ko" role=client dev=$dev peer="$server_addr" $params
 fi
 echo "kverbs ran for $(($(date +%s) - t0))s"
 check "rmmod kverbs" rmmod kverbs

@@ -8,8 +8,12 @@
 # Host switches (scripts/cxlab passes E2E_* variables on):
 #   E2E_DEVICE=rxe      Soft-RoCE instead of cxib: rdma_rxe, rxe0 on the interface that
 #                       carries $CXLAB_ADDR (RoCE v2, the tools get a GID index)
-#   E2E_DEVICE=<name>   any other RDMA device (default cxib_0)
+#   E2E_DEVICE=<name>   any other RDMA device (default: the node's HCA, cxib_0, or mlx5_0
+#                       on a node that cxlab --driver mlx5/mixed gave the stock driver)
 #   E2E_CASES="a b"     run only these cases (names as printed), for debugging
+#   E2E_SWAP=1          node2 is the server and node1 the client (interop, both ways)
+#   E2E_SUBDIR=<dir>    the run's files are in <dir> under each node's results (a
+#                       scenario that runs another one more than once, e.g. mlx5.sh)
 #
 # The two nodes run the same list of cases in the same order; node1 is the server, node2
 # the client.  They step through the cases together through files on the 9p share (each
@@ -33,15 +37,21 @@ e2e_log() { echo "$*"; }
 # LINK (InfiniBand|Ethernet), ROLE, SDIR, CDIR, PEERDIR, E2E_MODE.  Returns 1 with a reason
 # in E2E_SETUP_REASON when the device cannot be used.
 e2e_setup() {
-	local mode=${E2E_DEVICE:-cxib_0} netif st u a b c d want g i srv cli sys
+	local mode=${E2E_DEVICE:-hca} netif st u a b c d want g i srv cli sys
 	E2E_SETUP_REASON=
 	srv=${CXLAB_NODES%% *}
 	cli=$(echo "$CXLAB_NODES" | awk '{ print $2 }')
-	SDIR=/cxlab/results/$CXLAB_JOB/$srv
-	CDIR=/cxlab/results/$CXLAB_JOB/$cli
+	if [ "${E2E_SWAP:-0}" = 1 ]; then
+		srv=$cli
+		cli=${CXLAB_NODES%% *}
+	fi
+	SDIR=/cxlab/results/$CXLAB_JOB/$srv${E2E_SUBDIR:+/$E2E_SUBDIR}
+	CDIR=/cxlab/results/$CXLAB_JOB/$cli${E2E_SUBDIR:+/$E2E_SUBDIR}
+	a="CXLAB_ADDR_$srv"
+	E2E_SERVER_ADDR=${!a:-$CXLAB_SERVER_ADDR}
 	ROLE=client
 	PEERDIR=$SDIR
-	if [ "$CXLAB_INDEX" = 1 ]; then
+	if [ "$CXLAB_NODE" = "$srv" ]; then
 		ROLE=server
 		PEERDIR=$CDIR
 	fi
@@ -59,6 +69,7 @@ e2e_setup() {
 				{ E2E_SETUP_REASON="rdma link add $DEV: $(head -n1 err.txt)"; return 1; }
 		fi
 		;;
+	hca) DEV=$(e2e_hca_dev) ;;
 	cxib | cxib_0) DEV=cxib_0 ;;
 	*) DEV=$mode ;;
 	esac
@@ -107,6 +118,14 @@ e2e_setup() {
 	echo "device $DEV link_layer=$LINK gid_index=${GIDX:--} uverbs=$UVERBS" \
 		"active_mtu=${ACTIVE_MTU:-?} role=$ROLE netif=${netif:-?}"
 	return 0
+}
+
+# e2e_hca_dev: the RDMA device of this node's HCA, by the driver cxlab loaded for it
+e2e_hca_dev() {
+	case ${CXLAB_DRIVER:-cxib} in
+	mlx5) echo mlx5_0 ;;
+	*) echo cxib_0 ;;
+	esac
 }
 
 e2e_wanted() { # e2e_wanted CASE: is the case selected by E2E_CASES?
@@ -217,14 +236,14 @@ e2e_pair() {
 		e2e_check_ok "$c"
 		echo $E2E_RC >"$c.rc"
 	else
-		echo "+ ${ccmd[*]} $CXLAB_SERVER_ADDR" >"$c.cmd"
+		echo "+ ${ccmd[*]} $E2E_SERVER_ADDR" >"$c.cmd"
 		if ! e2e_wait_file "$PEERDIR/$c.ready" 90; then
 			echo "the server did not start its tool within 90s" >"$c.out"
 			E2E_RC=255
 		else
 			sleep 1
 			for _ in $(seq 10); do
-				timeout --kill-after=5 "$tmo" stdbuf -oL -eL "${ccmd[@]}" "$CXLAB_SERVER_ADDR" >"$c.out" 2>&1 </dev/null
+				timeout --kill-after=5 "$tmo" stdbuf -oL -eL "${ccmd[@]}" "$E2E_SERVER_ADDR" >"$c.out" 2>&1 </dev/null
 				E2E_RC=$?
 				grep -q "Couldn't connect\|Unable to connect\|Connection refused" "$c.out" || break
 				# The server may still be getting ready; it did not fail.
