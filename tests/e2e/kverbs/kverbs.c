@@ -919,9 +919,11 @@ static bool kv_need_atomics(struct kv_ctx *c)
 	/*
 	 * The stock mlx5_ib offers atomics to user space only: its kernel post_send refuses
 	 * them (drivers/infiniband/hw/mlx5/wr.c, "Atomic operations are not supported yet").
-	 * A limit of that driver, named as such; any other device must run them.
+	 * A limit of that driver, named as such, on the side that posts them (the client);
+	 * as the target of another driver's atomics it takes part, and any other device
+	 * must run them.
 	 */
-	if (c->dev->ops.driver_id == RDMA_DRIVER_MLX5) {
+	if (!c->server && c->dev->ops.driver_id == RDMA_DRIVER_MLX5) {
 		kv_skip(c, "mlx5_ib posts no atomics from kernel verbs (wr.c)");
 		return false;
 	}

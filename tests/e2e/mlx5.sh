@@ -1,0 +1,91 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
+# cxlab: nodes=2 timeout=1500 driver=mixed
+#
+# mlx5: the guest kernel's stock mlx5_core + mlx5_ib as a second, independent host of the
+# model, and interop between it and cxib.  The lab is `cxlab --driver mixed`: node1 loads
+# cxib, node2 the stock drivers (blacklisted in the image, loaded by name), cabled
+# together, opensm on node1.  The stock driver's WQE, CQE, doorbell and BlueFlame code is
+# not ours, so whatever fails here is a model bug or a cxib bug.
+#
+#  1. Each node's driver bound the function and registered its device (cxib_0, mlx5_0)
+#     with port 1 ACTIVE under opensm: a LID from the SM and the SM's LID;
+#     ibv_devinfo -v (libmlx5), ibstat and rdma link show it; on the mlx5 node, every
+#     firmware command mlx5_core issued from probe on succeeded (no mlx5_cmd_out_err
+#     line) and the kernel logged no WARN/BUG/Oops.
+#  2. The pingpong and perftest scenarios (libibverbs + libmlx5 on both sides) and the
+#     kverbs kernel client, first with node1 (cxib) serving and node2 (mlx5) the client,
+#     then the other way round: each case's data crosses the cable between the two
+#     drivers in both directions.  mlx5_ib posts no atomics from kernel verbs (wr.c), so
+#     the kverbs atomics skip when the mlx5 node posts them.
+#
+# Results: each run in its own directory (cxib-serves/, mlx5-serves/; each with
+# pingpong/, perftest/, kverbs/), a line per run here, the verdict at the end.
+set -u
+cd "$CXLAB_RESULTS" || exit 1
+# shellcheck source=check.sh
+. /cxlab/e2e/check.sh
+has() { grep -qE "$1" "$2"; } # has REGEX FILE
+
+drv=${CXLAB_DRIVER:-cxib}
+case $drv in
+mlx5) ibdev=mlx5_0 pcidrv=mlx5_core ;;
+*) ibdev=cxib_0 pcidrv=cxib ;;
+esac
+fn=$(lspci -D -n -d 15b3: | awk 'NR==1 {print $1}')
+sys=/sys/class/infiniband/$ibdev
+
+# --- 1. the device under this node's driver ------------------------------------------------
+bound=$(basename "$(readlink "/sys/bus/pci/devices/$fn/driver" 2>/dev/null)" 2>/dev/null)
+check "$fn is bound to $pcidrv (--driver mixed: $CXLAB_NODE runs $drv)" test "$bound" = "$pcidrv"
+for _ in $(seq 100); do [ "$(cat $sys/ports/1/state 2>/dev/null)" = "4: ACTIVE" ] && break; sleep 0.1; done
+check "$ibdev registered for $fn" test "$(basename "$(readlink -f $sys/device)")" = "$fn"
+check "$ibdev port 1 is ACTIVE ($(cat $sys/ports/1/state 2>/dev/null))" \
+	test "$(cat $sys/ports/1/state 2>/dev/null)" = "4: ACTIVE"
+lid=$(($(cat $sys/ports/1/lid 2>/dev/null || echo 0)))
+smlid=$(($(cat $sys/ports/1/sm_lid 2>/dev/null || echo 0)))
+check "the SM gave it LID $lid and is at LID $smlid" test "$lid" -gt 0 -a "$smlid" -gt 0
+ibv_devinfo -v -d $ibdev >devinfo.txt 2>&1
+check "ibv_devinfo -v opens $ibdev (libmlx5)" has "^hca_id:[[:space:]]+$ibdev" devinfo.txt
+check "ibv_devinfo: port 1 PORT_ACTIVE" has 'state:[[:space:]]+PORT_ACTIVE' devinfo.txt
+ibstat $ibdev >ibstat.txt 2>&1
+check "ibstat: Active, base lid $lid" bash -c "grep -q 'State: Active' ibstat.txt &&
+	grep -q 'Base lid: $lid\$' ibstat.txt"
+rdma link show >rdma-link.txt 2>&1
+check "rdma link: $ibdev/1 state ACTIVE" has "^link $ibdev/1 .*state ACTIVE" rdma-link.txt
+dmesg >dmesg-probe.txt
+if [ "$drv" = mlx5 ]; then
+	check "mlx5_core probed the function (firmware version logged)" \
+		has "mlx5_core $fn: firmware version: " dmesg-probe.txt
+	check "no firmware command of mlx5_core failed" \
+		bash -c "! grep -E 'mlx5_cmd_out_err|cmd_work_handler|FW did not return' dmesg-probe.txt"
+fi
+check "no WARN/BUG/Oops in the kernel log" \
+	bash -c "! grep -E 'WARNING:|BUG:|Oops|Call Trace' dmesg-probe.txt"
+
+# --- 2. interop: both scenarios and the kernel client, each direction ---------------------
+# run_sub DIR SCENARIO ENV...: one scenario in DIR with its own lockstep directory
+run_sub() {
+	local dir=$1 scen=$2 rc
+	shift 2
+	mkdir -p "$dir/$scen"
+	(
+		export CXLAB_RESULTS=$PWD/$dir/$scen "$@"
+		cd "$CXLAB_RESULTS" && bash "/cxlab/e2e/$scen.sh"
+	) >"$dir/$scen.log" 2>&1
+	rc=$?
+	echo "     $(grep -E '^summary |summary passed=' "$dir/$scen.log" | tail -n 1)"
+	return $rc
+}
+
+for way in cxib-serves mlx5-serves; do
+	swap=0
+	[ $way = mlx5-serves ] && swap=1
+	check "$way: pingpong" run_sub $way pingpong E2E_SWAP=$swap E2E_SUBDIR=$way/pingpong
+	check "$way: perftest" run_sub $way perftest E2E_SWAP=$swap E2E_SUBDIR=$way/perftest
+	check "$way: kverbs" run_sub $way kverbs KVERBS_SWAP=$swap
+done
+grep -hE '^(FAIL|xfail)' ./*/*/results.txt 2>/dev/null | sed 's/^/     /'
+
+echo "summary mlx5 node=$CXLAB_NODE driver=$drv passed=$npass failed=$nfail"
+exit $fail
