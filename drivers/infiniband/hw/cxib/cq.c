@@ -608,47 +608,11 @@ int cxib_modify_cq(struct ib_cq *ibcq, u16 cq_count, u16 cq_period)
 				  &cqc);
 }
 
-/**
- * cxib_create_cq() - ib_device_ops.create_cq: a CQ for a kernel consumer
- * @ibcq: the CQ, allocated by the RDMA core
- * @attr: number of CQEs wanted, completion vector, flags
- * @arg: the caller's udata (6.1) or attribute bundle (6.12); user CQs are not offered yet
- *
- * The buffer holds the next power of two above @attr->cqe entries of 64 bytes, every one
- * marked invalid; CREATE_CQ puts the CQ on the completion EQ of the requested vector, with
- * the driver's UAR for its arm doorbell.  Sleeps.
- *
- * Return: 0 or a negative errno.
- */
-int cxib_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
-		   CXIB_CREATE_CQ_ARG *arg)
+/* A kernel CQ's memory: 2^@log_size CQEs, every one invalid, and a doorbell record. */
+static int cxib_cq_alloc_kernel(struct cxib_dev *dev, struct cxib_cq *cq)
 {
-	struct cxib_dev *dev = to_cxib_dev(ibcq->device);
-	struct cxib_cq *cq = to_cxib_cq(ibcq);
-	struct ib_udata *udata = cxib_create_cq_udata(arg);
-	struct cxib_cqc cqc = {};
-	u32 nent, i;
+	u32 nent = BIT(cq->log_size), i;
 	int err;
-
-	if (udata)
-		return cxib_ucq_create(ibcq, attr, udata);
-	if (attr->flags)
-		return -EOPNOTSUPP;
-	if (attr->comp_vector >= dev->eqt.num_comp)
-		return -EINVAL;
-	if (attr->cqe < 1 || attr->cqe >= (1u << dev->caps.log_max_cq_sz))
-		return -EINVAL;
-
-	nent = roundup_pow_of_two(attr->cqe + 1);
-	cq->log_size = ilog2(nent);
-	cq->eqn = dev->eqt.comp[attr->comp_vector].eqn;
-	cq->cons_index = 0;
-	cq->arm_sn = 0;
-	spin_lock_init(&cq->lock);
-	INIT_LIST_HEAD(&cq->send_qps);
-	INIT_LIST_HEAD(&cq->recv_qps);
-	refcount_set(&cq->refs, 1);
-	init_completion(&cq->free);
 
 	err = cxib_frag_buf_alloc(dev, &cq->buf, (size_t)nent * CXIB_CQE_SIZE);
 	if (err)
@@ -659,36 +623,110 @@ int cxib_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 
 	err = cxib_dbr_alloc(dev, &cq->dbr);
 	if (err)
-		goto err_free_buf;
+		cxib_frag_buf_free(dev, &cq->buf);
+	return err;
+}
 
-	CXIB_SET(&cqc, CXIB_CQC_CQE_SZ, CXIB_CQC_CQE_SZ_64);
+/* Release what cxib_cq_alloc_kernel() or cxib_ucq_init() got. */
+static void cxib_cq_free_mem(struct cxib_dev *dev, struct cxib_cq *cq)
+{
+	if (cq->uq) {
+		cxib_uq_free(dev, cq->uq);
+		cq->uq = NULL;
+		return;
+	}
+	cxib_dbr_free(dev, &cq->dbr);
+	cxib_frag_buf_free(dev, &cq->buf);
+}
+
+/**
+ * cxib_create_cq() - ib_device_ops.create_cq
+ * @ibcq: the CQ, allocated by the RDMA core
+ * @attr: number of CQEs wanted, completion vector, flags
+ * @arg: the caller's udata (6.1) or attribute bundle (6.12): for a user CQ, libmlx5's
+ *	request (its buffer and doorbell record, pinned by cxib_ucq_init()) and response room
+ *
+ * A kernel CQ's buffer holds the next power of two above @attr->cqe entries of 64 bytes,
+ * every one marked invalid, and rings the driver's UAR; a user CQ's is libmlx5's.
+ * CREATE_CQ puts the CQ on the completion EQ of the requested vector.  Sleeps.
+ *
+ * Return: 0 or a negative errno.
+ */
+int cxib_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
+		   CXIB_CREATE_CQ_ARG *arg)
+{
+	struct cxib_dev *dev = to_cxib_dev(ibcq->device);
+	struct cxib_cq *cq = to_cxib_cq(ibcq);
+	struct ib_udata *udata = cxib_create_cq_udata(arg);
+	struct cxib_cqc cqc = {};
+	u8 cqe_sz;
+	int err;
+
+	if (attr->flags)
+		return -EOPNOTSUPP;
+	if (attr->comp_vector >= dev->eqt.num_comp)
+		return -EINVAL;
+	cq->eqn = dev->eqt.comp[attr->comp_vector].eqn;
+	cq->cons_index = 0;
+	cq->arm_sn = 0;
+	spin_lock_init(&cq->lock);
+	INIT_LIST_HEAD(&cq->send_qps);
+	INIT_LIST_HEAD(&cq->recv_qps);
+	refcount_set(&cq->refs, 1);
+	init_completion(&cq->free);
+
+	if (udata) {
+		/* libmlx5's buffer and doorbell record, pinned (uverbs.c) */
+		err = cxib_ucq_init(cq, attr, udata, &cqe_sz);
+		if (err)
+			return err;
+	} else {
+		if (attr->cqe < 1 || attr->cqe >= (1u << dev->caps.log_max_cq_sz))
+			return -EINVAL;
+		cq->log_size = ilog2(roundup_pow_of_two(attr->cqe + 1));
+		cqe_sz = CXIB_CQC_CQE_SZ_64;
+		err = cxib_cq_alloc_kernel(dev, cq);
+		if (err)
+			return err;
+	}
+
+	CXIB_SET(&cqc, CXIB_CQC_CQE_SZ, cqe_sz);
 	CXIB_SET(&cqc, CXIB_CQC_LOG_CQ_SIZE, cq->log_size);
-	CXIB_SET(&cqc, CXIB_CQC_UAR_PAGE, dev->uar);
+	CXIB_SET(&cqc, CXIB_CQC_UAR_PAGE, cq->uq ? cq->uq->uar : dev->uar);
 	CXIB_SET(&cqc, CXIB_CQC_C_EQN, cq->eqn);
-	/* 4 KiB pages, the buffer starts at the start of its first page */
+	/* 4 KiB pages, the buffer starts at the start of its first (page-aligned) page */
 	CXIB_SET(&cqc, CXIB_CQC_LOG_PAGE_SIZE, 0);
 	CXIB_SET(&cqc, CXIB_CQC_PAGE_OFFSET, 0);
 	CXIB_SET64(&cqc, CXIB_CQC_DBR_ADDR, cq->dbr.dma);
 	err = cxib_cmd_create_cq(dev, &cqc, cq->buf.dma, cq->buf.npages, &cq->cqn);
 	if (err) {
-		ibdev_err(&dev->ibdev, "CREATE_CQ of %u entries failed: %d\n", nent, err);
-		goto err_free_dbr;
+		if (cq->uq)
+			ibdev_dbg(&dev->ibdev, "CREATE_CQ (user, %lu entries) failed: %d\n",
+				  BIT(cq->log_size), err);
+		else
+			ibdev_err(&dev->ibdev, "CREATE_CQ of %lu entries failed: %d\n",
+				  BIT(cq->log_size), err);
+		goto err_free_mem;
 	}
-
+	if (cq->uq) {
+		/* Answer before the CQ is in the table: once there, event handlers may use it. */
+		err = cxib_ucq_respond(cq, udata);
+		if (err)
+			goto err_destroy_cq;
+	}
 	err = xa_insert_irq(&dev->cqs, cq->cqn, cq, GFP_KERNEL);
 	if (err) {
 		ibdev_err(&dev->ibdev, "CQ %u: number already in use: %d\n", cq->cqn, err);
 		goto err_destroy_cq;
 	}
-	ibcq->cqe = nent - 1;
+	/* 2^n - 1: what libmlx5 sent for a user CQ, which uses the value as its ring mask */
+	ibcq->cqe = BIT(cq->log_size) - 1;
 	return 0;
 
 err_destroy_cq:
 	cxib_cmd_destroy_cq(dev, cq->cqn);
-err_free_dbr:
-	cxib_dbr_free(dev, &cq->dbr);
-err_free_buf:
-	cxib_frag_buf_free(dev, &cq->buf);
+err_free_mem:
+	cxib_cq_free_mem(dev, cq);
 	return err;
 }
 
@@ -720,11 +758,6 @@ int cxib_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata)
 
 	cxib_cq_put(cq);
 	wait_for_completion(&cq->free);
-	if (cq->uq) {
-		cxib_uq_free(dev, cq->uq);
-	} else {
-		cxib_dbr_free(dev, &cq->dbr);
-		cxib_frag_buf_free(dev, &cq->buf);
-	}
+	cxib_cq_free_mem(dev, cq);
 	return 0;
 }

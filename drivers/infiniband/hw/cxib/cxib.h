@@ -1150,8 +1150,9 @@ int cxib_ucq_check(const struct cxib_caps *caps, const struct mlx5_ib_create_cq 
 int cxib_uqp_check(const struct cxib_caps *caps, const struct mlx5_ib_create_qp *ucmd,
 		   const struct ib_qp_init_attr *attr, size_t *bytes);
 int cxib_usrq_check(const struct mlx5_ib_create_srq *ucmd);
-int cxib_ucq_create(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
-		    struct ib_udata *udata);
+int cxib_ucq_init(struct cxib_cq *cq, const struct ib_cq_init_attr *attr,
+		  struct ib_udata *udata, u8 *cqe_sz);
+int cxib_ucq_respond(struct cxib_cq *cq, struct ib_udata *udata);
 int cxib_uqp_init(struct cxib_qp *qp, struct ib_qp_init_attr *attr, struct ib_udata *udata);
 void cxib_uqp_fill_qpc(const struct cxib_qp *qp, struct cxib_qpc *qpc);
 int cxib_uqp_respond(struct cxib_qp *qp, struct ib_udata *udata);

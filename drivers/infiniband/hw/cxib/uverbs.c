@@ -14,11 +14,10 @@
  * handed to the device is exactly the one the queue's geometry describes, so the device
  * cannot be made to reach memory outside what the caller pinned.
  *
- * The kernel-object files call in here when their verb has udata: cq.c hands a user CQ
- * to cxib_ucq_create() whole; qp.c calls cxib_uqp_init() instead of allocating kernel
- * buffers; srq.c reads the request with cxib_usrq_get() and pins the ring itself
- * (cxib_uq_create()); qp.c and srq.c call the respond functions once the device has
- * numbered the queue.
+ * The kernel-object files call in here when their verb has udata: cq.c and qp.c call
+ * cxib_ucq_init() / cxib_uqp_init() instead of allocating kernel buffers; srq.c reads the
+ * request with cxib_usrq_get() and pins the ring itself (cxib_uq_create()); all three
+ * call the respond functions once the device has numbered the queue.
  */
 
 #include <linux/kernel.h>
@@ -136,45 +135,40 @@ int cxib_ucq_check(const struct cxib_caps *caps, const struct mlx5_ib_create_cq 
 }
 
 /**
- * cxib_ucq_create() - the whole of create_cq for a user CQ (libmlx5's)
- * @ibcq: the CQ, allocated by the RDMA core
- * @attr: CQE count (libmlx5 sends 2^n - 1), completion vector, flags (none supported)
- * @udata: struct mlx5_ib_create_cq in, struct mlx5_ib_create_cq_resp out
+ * cxib_ucq_init() - the user part of create_cq: the CQ's memory from libmlx5
+ * @cq: the CQ being created
+ * @attr: CQE count (libmlx5 sends 2^n - 1)
+ * @udata: struct mlx5_ib_create_cq in, struct mlx5_ib_create_cq_resp room out
+ * @cqe_sz: set to the cqc's cqe_sz for the CQE size libmlx5 chose
  *
- * Pins the CQ buffer (2^n CQEs of cqe_size bytes, initialised by libmlx5) and the page of
- * its doorbell record, creates the CQ on the vector's EQ with UAR 0 of the context (where
- * libmlx5 rings the arm doorbell) and answers with the CQ number.  Completion and error
- * events reach the consumer (uverbs) as for a kernel CQ; the kernel never polls or arms a
- * user CQ.  Sleeps.
+ * Called by create_cq instead of allocating a kernel buffer: checks the request, sets
+ * @cq->log_size and pins the CQ buffer (2^n CQEs of cqe_size bytes, initialised by
+ * libmlx5) and the page of its doorbell record (cxib_uq_create(); @cq->uq, @cq->buf and
+ * @cq->dbr).  The CQ rings UAR 0 of the context, where libmlx5 rings the arm doorbell.
+ * Completion and error events reach the consumer (uverbs) as for a kernel CQ; the kernel
+ * never polls or arms a user CQ.  Sleeps.
  *
- * Return: 0 or a negative errno.
+ * Return: 0 or a negative errno (nothing is left allocated).
  */
-int cxib_ucq_create(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
-		    struct ib_udata *udata)
+int cxib_ucq_init(struct cxib_cq *cq, const struct ib_cq_init_attr *attr,
+		  struct ib_udata *udata, u8 *cqe_sz)
 {
 	struct cxib_ucontext *uctx = rdma_udata_to_drv_context(udata, struct cxib_ucontext,
 							       ibucontext);
-	struct cxib_dev *dev = to_cxib_dev(ibcq->device);
-	struct cxib_cq *cq = to_cxib_cq(ibcq);
-	struct mlx5_ib_create_cq_resp resp = {};
+	struct cxib_dev *dev = to_cxib_dev(cq->ibcq.device);
 	struct mlx5_ib_create_cq ucmd = {};
 	struct cxib_uq_req req = {};
-	struct cxib_cqc cqc = {};
 	struct cxib_uq *uq;
-	u8 cqe_sz, log_size, page_offset;
+	u8 log_size, page_offset;
 	size_t bytes;
 	int err;
 
-	if (attr->flags)
-		return -EOPNOTSUPP;
-	if (attr->comp_vector >= dev->eqt.num_comp)
-		return -EINVAL;
 	if (udata->outlen < CXIB_UCQ_RESP_MIN_LEN)
 		return -EINVAL;
 	err = cxib_udata_get(udata, &ucmd, sizeof(ucmd), CXIB_UCQ_REQ_MIN_LEN);
 	if (err)
 		return err;
-	err = cxib_ucq_check(&dev->caps, &ucmd, attr->cqe, &cqe_sz, &log_size, &bytes);
+	err = cxib_ucq_check(&dev->caps, &ucmd, attr->cqe, cqe_sz, &log_size, &bytes);
 	if (err)
 		return err;
 	/*
@@ -191,52 +185,24 @@ int cxib_ucq_create(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 	uq = cxib_uq_create(dev, uctx, &req, bytes, &cq->buf, &cq->dbr);
 	if (IS_ERR(uq))
 		return PTR_ERR(uq);
-
 	cq->uq = uq;
 	cq->log_size = log_size;
-	cq->eqn = dev->eqt.comp[attr->comp_vector].eqn;
-	cq->cons_index = 0;
-	cq->arm_sn = 0;
-	spin_lock_init(&cq->lock);
-	INIT_LIST_HEAD(&cq->send_qps);
-	INIT_LIST_HEAD(&cq->recv_qps);
-	refcount_set(&cq->refs, 1);
-	init_completion(&cq->free);
-
-	CXIB_SET(&cqc, CXIB_CQC_CQE_SZ, cqe_sz);
-	CXIB_SET(&cqc, CXIB_CQC_LOG_CQ_SIZE, cq->log_size);
-	CXIB_SET(&cqc, CXIB_CQC_UAR_PAGE, uq->uar);
-	CXIB_SET(&cqc, CXIB_CQC_C_EQN, cq->eqn);
-	/* 4 KiB pages, the buffer starts at the start of its first (page-aligned) page */
-	CXIB_SET(&cqc, CXIB_CQC_LOG_PAGE_SIZE, 0);
-	CXIB_SET(&cqc, CXIB_CQC_PAGE_OFFSET, 0);
-	CXIB_SET64(&cqc, CXIB_CQC_DBR_ADDR, uq->db_dma);
-	err = cxib_cmd_create_cq(dev, &cqc, uq->pas, uq->npas, &cq->cqn);
-	if (err) {
-		ibdev_dbg(&dev->ibdev, "CREATE_CQ (user, %lu entries) failed: %d\n",
-			  BIT(log_size), err);
-		goto err_free_uq;
-	}
-	/* Answer before the CQ is in the table: once there, event handlers may use it. */
-	resp.cqn = cq->cqn;
-	err = cxib_udata_put(udata, &resp, sizeof(resp));
-	if (err)
-		goto err_destroy;
-	err = xa_insert_irq(&dev->cqs, cq->cqn, cq, GFP_KERNEL);
-	if (err) {
-		ibdev_err(&dev->ibdev, "CQ %u: number already in use: %d\n", cq->cqn, err);
-		goto err_destroy;
-	}
-	/* What libmlx5 sent (2^n - 1): it uses the value as its ring mask. */
-	ibcq->cqe = BIT(log_size) - 1;
 	return 0;
+}
 
-err_destroy:
-	cxib_cmd_destroy_cq(dev, cq->cqn);
-err_free_uq:
-	cq->uq = NULL;
-	cxib_uq_free(dev, uq);	/* also a partly pinned one */
-	return err;
+/**
+ * cxib_ucq_respond() - answer libmlx5's create_cq once the device created the CQ
+ * @cq: the CQ
+ * @udata: the response room (checked by cxib_ucq_init())
+ *
+ * Return: 0 or -EFAULT.
+ */
+int cxib_ucq_respond(struct cxib_cq *cq, struct ib_udata *udata)
+{
+	struct mlx5_ib_create_cq_resp resp = {};
+
+	resp.cqn = cq->cqn;
+	return cxib_udata_put(udata, &resp, sizeof(resp));
 }
 
 /* ---- QPs --------------------------------------------------------------------------------- */
