@@ -187,6 +187,50 @@ struct cxib_pages {
 	unsigned int req_count;
 };
 
+/* ---- Queue buffers (buf.c) --------------------------------------------------------------- */
+
+/**
+ * struct cxib_frag_buf - a queue buffer the device reads or writes, in 4 KiB pieces
+ * @bufs: CPU addresses of the pieces
+ * @dma: their bus addresses, the PAS list of the queue's create command
+ * @npages: number of pieces
+ *
+ * The pieces are separate coherent allocations, so a large queue needs no contiguous
+ * memory; an entry never straddles two pieces (entries are powers of two up to 4 KiB).
+ */
+struct cxib_frag_buf {
+	void **bufs;
+	dma_addr_t *dma;
+	unsigned int npages;
+};
+
+/**
+ * cxib_frag_buf_entry() - address of entry @idx of a buffer of equal-sized entries
+ * @buf: the buffer
+ * @idx: entry index, already masked to the queue size
+ * @log_stride: log2 of the entry size, at most 12
+ *
+ * Return: the CPU address of the entry.
+ */
+static inline void *cxib_frag_buf_entry(const struct cxib_frag_buf *buf, u32 idx,
+					unsigned int log_stride)
+{
+	u32 off = idx << log_stride;
+
+	return buf->bufs[off >> CXIB_ADAPTER_PAGE_SHIFT] +
+	       (off & (CXIB_ADAPTER_PAGE_SIZE - 1));
+}
+
+/**
+ * struct cxib_dbr - a doorbell record: 64 bytes of coherent memory the device reads
+ * @db: CPU address; dword 0 and 1 are what the queue type defines (a CQ's set_ci, arm_db)
+ * @dma: bus address, written to the queue's context (dbr_addr)
+ */
+struct cxib_dbr {
+	__be32 *db;
+	dma_addr_t dma;
+};
+
 /* ---- Event queues and MSI-X (eq.c) ------------------------------------------------------- */
 
 /* Entries per EQ: what may be outstanding, plus a batch of slack as PRM §4.5 suggests. */
@@ -201,9 +245,7 @@ struct cxib_pages {
  * @dev: the device
  * @name: what the EQ is for, in log lines and the interrupt's name
  * @lock: serialises consuming the EQ (its interrupt and the first poll after creation)
- * @bufs: CPU addresses of the EQ's 4 KiB pages
- * @dma: bus addresses of the EQ's pages
- * @npages: number of pages
+ * @buf: the EQ's ring, 2^@log_size EQEs in 4 KiB pieces
  * @log_size: log2 of the number of EQEs
  * @eqn: the EQ's number, from CREATE_EQ
  * @cons_index: consumer counter: EQEs consumed since creation
@@ -217,9 +259,7 @@ struct cxib_eq {
 	struct cxib_dev *dev;
 	const char *name;
 	spinlock_t lock;		/* consuming the EQ */
-	void **bufs;
-	dma_addr_t *dma;
-	unsigned int npages;
+	struct cxib_frag_buf buf;
 	u8 log_size;
 	u8 eqn;
 	u32 cons_index;
@@ -265,50 +305,6 @@ struct cxib_health {
 	u32 last_counter;
 	unsigned int stuck_polls;
 	bool stuck_reported;
-};
-
-/* ---- Verbs resources (buf.c) ------------------------------------------------------------- */
-
-/**
- * struct cxib_frag_buf - a queue buffer the device reads or writes, in 4 KiB pieces
- * @bufs: CPU addresses of the pieces
- * @dma: their bus addresses, the PAS list of the queue's create command
- * @npages: number of pieces
- *
- * The pieces are separate coherent allocations, so a large queue needs no contiguous
- * memory; an entry never straddles two pieces (entries are powers of two up to 4 KiB).
- */
-struct cxib_frag_buf {
-	void **bufs;
-	dma_addr_t *dma;
-	unsigned int npages;
-};
-
-/**
- * cxib_frag_buf_entry() - address of entry @idx of a buffer of equal-sized entries
- * @buf: the buffer
- * @idx: entry index, already masked to the queue size
- * @log_stride: log2 of the entry size, at most 12
- *
- * Return: the CPU address of the entry.
- */
-static inline void *cxib_frag_buf_entry(const struct cxib_frag_buf *buf, u32 idx,
-					unsigned int log_stride)
-{
-	u32 off = idx << log_stride;
-
-	return buf->bufs[off >> CXIB_ADAPTER_PAGE_SHIFT] +
-	       (off & (CXIB_ADAPTER_PAGE_SIZE - 1));
-}
-
-/**
- * struct cxib_dbr - a doorbell record: 64 bytes of coherent memory the device reads
- * @db: CPU address; dword 0 and 1 are what the queue type defines (a CQ's set_ci, arm_db)
- * @dma: bus address, written to the queue's context (dbr_addr)
- */
-struct cxib_dbr {
-	__be32 *db;
-	dma_addr_t dma;
 };
 
 /* ---- User queues and user memory (umem.c, uverbs.c) -------------------------------------- */

@@ -23,12 +23,11 @@
 #include <linux/cpumask.h>
 #include <linux/dma-mapping.h>
 #include <linux/interrupt.h>
+#include <linux/log2.h>
 #include <linux/pci.h>
 #include <linux/slab.h>
 
 #include "cxib.h"
-
-#define CXIB_EQES_PER_PAGE	(CXIB_ADAPTER_PAGE_SIZE / CXIB_EQE_SIZE)
 
 /* Affiliated and unaffiliated asynchronous events the async EQ subscribes to. */
 #define CXIB_ASYNC_EVENT_MASK					\
@@ -47,9 +46,8 @@
 
 static struct cxib_eqe *cxib_eq_entry(struct cxib_eq *eq, u32 ci)
 {
-	u32 idx = ci & ((1u << eq->log_size) - 1);
-
-	return eq->bufs[idx / CXIB_EQES_PER_PAGE] + (idx % CXIB_EQES_PER_PAGE) * CXIB_EQE_SIZE;
+	return cxib_frag_buf_entry(&eq->buf, ci & ((1u << eq->log_size) - 1),
+				   ilog2(CXIB_EQE_SIZE));
 }
 
 /* The EQE at the consumer counter if the device has written it, else NULL. */
@@ -219,44 +217,19 @@ static irqreturn_t cxib_eq_irq(int irq, void *data)
 	return cxib_eq_poll(eq) ? IRQ_HANDLED : IRQ_NONE;
 }
 
-static void cxib_eq_free_bufs(struct cxib_dev *dev, struct cxib_eq *eq)
-{
-	unsigned int i;
-
-	for (i = 0; i < eq->npages; i++)
-		if (eq->bufs[i])
-			dma_free_coherent(&dev->pdev->dev, CXIB_ADAPTER_PAGE_SIZE, eq->bufs[i],
-					  eq->dma[i]);
-	kfree(eq->dma);
-	kfree(eq->bufs);
-	eq->bufs = NULL;
-	eq->dma = NULL;
-}
-
-static int cxib_eq_alloc_bufs(struct cxib_dev *dev, struct cxib_eq *eq)
+/* The EQ's ring in 4 KiB pieces, every EQE owned by software on the first lap. */
+static int cxib_eq_alloc_buf(struct cxib_dev *dev, struct cxib_eq *eq)
 {
 	u32 nent = 1u << eq->log_size, ci;
-	unsigned int i;
+	int err;
 
-	eq->npages = DIV_ROUND_UP(nent, CXIB_EQES_PER_PAGE);
-	eq->bufs = kcalloc(eq->npages, sizeof(*eq->bufs), GFP_KERNEL);
-	eq->dma = kcalloc(eq->npages, sizeof(*eq->dma), GFP_KERNEL);
-	if (!eq->bufs || !eq->dma)
-		goto err;
-	for (i = 0; i < eq->npages; i++) {
-		eq->bufs[i] = dma_alloc_coherent(&dev->pdev->dev, CXIB_ADAPTER_PAGE_SIZE,
-						 &eq->dma[i], GFP_KERNEL);
-		if (!eq->bufs[i])
-			goto err;
-	}
+	err = cxib_frag_buf_alloc(dev, &eq->buf, (size_t)nent * CXIB_EQE_SIZE);
+	if (err)
+		return err;
 	/* Owner 1 everywhere: nothing is valid on the first lap, where the device writes 0. */
 	for (ci = 0; ci < nent; ci++)
 		CXIB_SET(cxib_eq_entry(eq, ci), CXIB_EQE_OWNER, 1);
 	return 0;
-
-err:
-	cxib_eq_free_bufs(dev, eq);
-	return -ENOMEM;
 }
 
 /*
@@ -278,7 +251,7 @@ static int cxib_eq_create(struct cxib_dev *dev, struct cxib_eq *eq, const char *
 	eq->irq = 0;
 	eq->cpu = -1;
 
-	err = cxib_eq_alloc_bufs(dev, eq);
+	err = cxib_eq_alloc_buf(dev, eq);
 	if (err)
 		return err;
 
@@ -286,12 +259,12 @@ static int cxib_eq_create(struct cxib_dev *dev, struct cxib_eq *eq, const char *
 	p.uar = dev->uar;
 	p.vector = vector;
 	p.event_mask = event_mask;
-	p.npages = eq->npages;
-	p.pas = eq->dma;
+	p.npages = eq->buf.npages;
+	p.pas = eq->buf.dma;
 	err = cxib_cmd_create_eq(dev, &p, &eq->eqn);
 	if (err) {
 		dev_err(&dev->pdev->dev, "cannot create the %s EQ: %d\n", name, err);
-		goto err_free_bufs;
+		goto err_free_buf;
 	}
 
 	/* per vector for the completion EQs, as /proc/interrupts should tell them apart */
@@ -318,8 +291,8 @@ static int cxib_eq_create(struct cxib_dev *dev, struct cxib_eq *eq, const char *
 
 err_destroy_eq:
 	cxib_cmd_destroy_eq(dev, eq->eqn);
-err_free_bufs:
-	cxib_eq_free_bufs(dev, eq);
+err_free_buf:
+	cxib_frag_buf_free(dev, &eq->buf);
 	return err;
 }
 
@@ -329,7 +302,7 @@ static void cxib_eq_destroy(struct cxib_dev *dev, struct cxib_eq *eq)
 	eq->irq = 0;
 	/* A failure is logged by the command engine; the EQ is gone for the driver anyway. */
 	cxib_cmd_destroy_eq(dev, eq->eqn);
-	cxib_eq_free_bufs(dev, eq);
+	cxib_frag_buf_free(dev, &eq->buf);
 }
 
 /* Point completion vector @i's interrupt at one online CPU, spreading them from the node. */
