@@ -908,6 +908,15 @@ static void kv_case_read(struct kv_ctx *c, u32 size)
 	kv_sync(c);
 }
 
+/*
+ * Whether @dev belongs to the module @name.  Not by driver_id: cxib answers to libmlx5 as
+ * RDMA_DRIVER_MLX5 too.
+ */
+static bool kv_driver_is(struct ib_device *dev, const char *name)
+{
+	return dev->ops.owner && !strcmp(module_name(dev->ops.owner), name);
+}
+
 static bool kv_need_atomics(struct kv_ctx *c)
 {
 	if (!kv_need_keys(c))
@@ -923,7 +932,7 @@ static bool kv_need_atomics(struct kv_ctx *c)
 	 * as the target of another driver's atomics it takes part, and any other device
 	 * must run them.
 	 */
-	if (!c->server && c->dev->ops.driver_id == RDMA_DRIVER_MLX5) {
+	if (!c->server && kv_driver_is(c->dev, "mlx5_ib")) {
 		kv_skip(c, "mlx5_ib posts no atomics from kernel verbs (wr.c)");
 		return false;
 	}
