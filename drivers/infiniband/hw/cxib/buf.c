@@ -97,6 +97,29 @@ void cxib_dbr_free(struct cxib_dev *dev, struct cxib_dbr *dbr)
 }
 
 /**
+ * __cxib_obj_get() - a reference to an object of a device table; use cxib_obj_get()
+ * @xa: the table (CQs, QPs, SRQs)
+ * @idx: the object's number
+ * @ref_off: offset of the object's struct cxib_obj_ref
+ *
+ * Any context: the tables' lock is taken with interrupts off.
+ *
+ * Return: the object, to be released with cxib_obj_put(), or NULL.
+ */
+void *__cxib_obj_get(struct xarray *xa, unsigned long idx, size_t ref_off)
+{
+	unsigned long flags;
+	void *obj;
+
+	xa_lock_irqsave(xa, flags);
+	obj = xa_load(xa, idx);
+	if (obj)
+		refcount_inc(&((struct cxib_obj_ref *)(obj + ref_off))->refs);
+	xa_unlock_irqrestore(xa, flags);
+	return obj;
+}
+
+/**
  * cxib_res_init() - set up what the verbs resources share: the doorbell record pool and
  *	the object tables
  * @dev: the device

@@ -210,25 +210,6 @@ void cxib_cqe_to_wc(const void *cqe, struct ib_wc *wc)
 		cxib_cqe_resp_to_wc(cqe, wc);
 }
 
-/* A reference to the CQ numbered @cqn, or NULL; called with interrupts off or in an IRQ. */
-static struct cxib_cq *cxib_cq_get(struct cxib_dev *dev, u32 cqn)
-{
-	struct cxib_cq *cq;
-
-	xa_lock(&dev->cqs);
-	cq = xa_load(&dev->cqs, cqn);
-	if (cq)
-		refcount_inc(&cq->refs);
-	xa_unlock(&dev->cqs);
-	return cq;
-}
-
-static void cxib_cq_put(struct cxib_cq *cq)
-{
-	if (refcount_dec_and_test(&cq->refs))
-		complete(&cq->free);
-}
-
 /**
  * cxib_cq_comp_event() - a completion event named a CQ
  * @dev: the device
@@ -240,7 +221,7 @@ static void cxib_cq_put(struct cxib_cq *cq)
  */
 void cxib_cq_comp_event(struct cxib_dev *dev, u32 cqn)
 {
-	struct cxib_cq *cq = cxib_cq_get(dev, cqn);
+	struct cxib_cq *cq = cxib_obj_get(&dev->cqs, cqn, struct cxib_cq);
 
 	if (!cq) {
 		dev_dbg_ratelimited(&dev->pdev->dev, "completion event for unknown CQ %u\n",
@@ -251,7 +232,7 @@ void cxib_cq_comp_event(struct cxib_dev *dev, u32 cqn)
 	WRITE_ONCE(cq->arm_sn, cq->arm_sn + 1);
 	if (cq->ibcq.comp_handler)
 		cq->ibcq.comp_handler(&cq->ibcq, cq->ibcq.cq_context);
-	cxib_cq_put(cq);
+	cxib_obj_put(&cq->ref);
 }
 
 /**
@@ -264,7 +245,7 @@ void cxib_cq_comp_event(struct cxib_dev *dev, u32 cqn)
  */
 void cxib_cq_error_event(struct cxib_dev *dev, u32 cqn, u8 syndrome)
 {
-	struct cxib_cq *cq = cxib_cq_get(dev, cqn);
+	struct cxib_cq *cq = cxib_obj_get(&dev->cqs, cqn, struct cxib_cq);
 	struct ib_event ev = {};
 
 	dev_err_ratelimited(&dev->pdev->dev, "CQ %u error, syndrome 0x%02x\n", cqn, syndrome);
@@ -276,7 +257,7 @@ void cxib_cq_error_event(struct cxib_dev *dev, u32 cqn, u8 syndrome)
 		ev.element.cq = &cq->ibcq;
 		cq->ibcq.event_handler(&ev, cq->ibcq.cq_context);
 	}
-	cxib_cq_put(cq);
+	cxib_obj_put(&cq->ref);
 }
 
 /* ---- Kernel CQs ---------------------------------------------------------------------------- */
@@ -672,8 +653,7 @@ int cxib_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 	spin_lock_init(&cq->lock);
 	INIT_LIST_HEAD(&cq->send_qps);
 	INIT_LIST_HEAD(&cq->recv_qps);
-	refcount_set(&cq->refs, 1);
-	init_completion(&cq->free);
+	cxib_obj_ref_init(&cq->ref);
 
 	if (udata) {
 		/* libmlx5's buffer and doorbell record, pinned (uverbs.c) */
@@ -756,8 +736,7 @@ int cxib_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata)
 		/* Cannot happen: the number is still the device's. Free it anyway. */
 	}
 
-	cxib_cq_put(cq);
-	wait_for_completion(&cq->free);
+	cxib_obj_put_wait(&cq->ref);
 	cxib_cq_free_mem(dev, cq);
 	return 0;
 }

@@ -231,6 +231,51 @@ struct cxib_dbr {
 	dma_addr_t dma;
 };
 
+/**
+ * struct cxib_obj_ref - how an object of a device table (CQ, QP, SRQ) outlives the event
+ *	handlers that found it there
+ * @refs: the table's reference and one per event handler running for the object
+ * @free: completed when the last reference goes, so destroy can free the object
+ *
+ * Event handlers take a reference with cxib_obj_get() and drop it with cxib_obj_put();
+ * destroy takes the object out of its table, then drops the table's reference and waits
+ * with cxib_obj_put_wait().
+ */
+struct cxib_obj_ref {
+	refcount_t refs;
+	struct completion free;
+};
+
+/* A new object's reference: the one its table will hold. */
+static inline void cxib_obj_ref_init(struct cxib_obj_ref *ref)
+{
+	refcount_set(&ref->refs, 1);
+	init_completion(&ref->free);
+}
+
+/* Drop a reference from cxib_obj_get(), or the table's. */
+static inline void cxib_obj_put(struct cxib_obj_ref *ref)
+{
+	if (refcount_dec_and_test(&ref->refs))
+		complete(&ref->free);
+}
+
+/* Drop the table's reference and wait until no event handler uses the object.  Sleeps. */
+static inline void cxib_obj_put_wait(struct cxib_obj_ref *ref)
+{
+	cxib_obj_put(ref);
+	wait_for_completion(&ref->free);
+}
+
+void *__cxib_obj_get(struct xarray *xa, unsigned long idx, size_t ref_off);
+
+/*
+ * cxib_obj_get() - a reference to the @type (struct cxib_cq, ...) numbered @idx in the
+ * table @xa, or NULL; any context.  The object's struct cxib_obj_ref is its member "ref".
+ */
+#define cxib_obj_get(xa, idx, type)					\
+	((type *)__cxib_obj_get(xa, idx, offsetof(type, ref)))
+
 /* ---- Event queues and MSI-X (eq.c) ------------------------------------------------------- */
 
 /* Entries per EQ: what may be outstanding, plus a batch of slack as PRM §4.5 suggests. */
@@ -440,8 +485,7 @@ static inline struct cxib_mr *to_cxib_mr(struct ib_mr *ibmr)
  * @arm_sn: arm sequence number; advanced by every completion event of the CQ, so the
  *	device can tell an arm issued before the event from one issued after it
  * @eqn: the completion EQ the CQ reports to
- * @refs: references held by the CQ table and by event handlers running for the CQ
- * @free: completed when the last reference goes, so destroy can free the CQ
+ * @ref: the CQ table's reference and those of event handlers running for the CQ
  * @send_qps: QPs whose send queue completes here (cxib_qp.cq_send_node), under @lock;
  *	poll_cq flushes their outstanding WRs in software once the device is dead
  * @recv_qps: likewise for receive queues (cxib_qp.cq_recv_node)
@@ -462,8 +506,7 @@ struct cxib_cq {
 	u32 cons_index;
 	u8 arm_sn;
 	u8 eqn;
-	refcount_t refs;
-	struct completion free;
+	struct cxib_obj_ref ref;
 	struct list_head send_qps;
 	struct list_head recv_qps;
 	struct cxib_uq *uq;
@@ -490,8 +533,7 @@ static inline struct cxib_cq *to_cxib_cq(struct ib_cq *ibcq)
  * @head: free list: the next WQE to post into
  * @tail: free list: its last WQE; a freed WQE is linked after it
  * @wqe_ctr: WQEs ever posted (free-running, 16 bits reach the doorbell record)
- * @refs: references held by the SRQ table and by event handlers running for the SRQ
- * @free: completed when the last reference goes, so destroy can free the SRQ
+ * @ref: the SRQ table's reference and those of event handlers running for the SRQ
  * @uq: user SRQs only, else NULL: the SRQ's user memory (libmlx5 posts in user space)
  *
  * The free list is linked through the next_wqe_index of each WQE's next segment, as the
@@ -511,8 +553,7 @@ struct cxib_srq {
 	u32 head;
 	u32 tail;
 	u16 wqe_ctr;
-	refcount_t refs;
-	struct completion free;
+	struct cxib_obj_ref ref;
 	struct cxib_uq *uq;
 };
 
@@ -656,13 +697,12 @@ struct cxib_rq {
  * @recv_cq: the CQ of the receive queue
  * @cq_send_node: on @send_cq->send_qps
  * @cq_recv_node: on @recv_cq->recv_qps
- * @refs: references held by the QP table and by event handlers running for the QP
- * @free: completed when the last reference goes, so destroy can free the QP
+ * @ref: the QP table's reference and those of event handlers running for the QP
  * @uq: user QPs only, else NULL: the QP's user memory; libmlx5 posts and resets the work
  *	queues and cleans the CQs in user space, so the kernel leaves @sq/@rq heads alone
  *
  * Lifetime as for struct cxib_cq: in the device's QP table (cxib_dev.qps, by @qpn) from
- * after CREATE_QP until destroy; the async EQ handler holds a reference (cxib_qp_get())
+ * after CREATE_QP until destroy; the async EQ handler holds a reference (cxib_obj_get())
  * while it calls the consumer.  CQ pollers find QPs through the table under the CQ's lock;
  * destroy takes the QP off its CQs' lists under those locks before freeing it.
  */
@@ -685,8 +725,7 @@ struct cxib_qp {
 	struct cxib_cq *recv_cq;
 	struct list_head cq_send_node;
 	struct list_head cq_recv_node;
-	refcount_t refs;
-	struct completion free;
+	struct cxib_obj_ref ref;
 	struct cxib_uq *uq;
 };
 
@@ -1060,8 +1099,6 @@ int cxib_srq_geometry(const struct cxib_caps *caps, u32 max_wr, u32 max_sge, u8 
 		      u8 *log_stride);
 int cxib_srq_event_type(u8 event_type);
 u32 cxib_srq_max_sge(const struct cxib_caps *caps);
-struct cxib_srq *cxib_srq_get(struct cxib_dev *dev, u32 srqn);
-void cxib_srq_put(struct cxib_srq *srq);
 void cxib_srq_event(struct cxib_dev *dev, u32 srqn, u8 event_type);
 
 /* mcast.c: multicast */
@@ -1082,8 +1119,6 @@ int cxib_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int attr_mask,
 int cxib_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int attr_mask,
 		  struct ib_qp_init_attr *init_attr);
 int cxib_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata);
-struct cxib_qp *cxib_qp_get(struct cxib_dev *dev, u32 qpn);
-void cxib_qp_put(struct cxib_qp *qp);
 void cxib_qp_event(struct cxib_dev *dev, u32 qpn, u8 event_type);
 int cxib_qp_event_type(u8 event_type);
 void cxib_qp_caps(const struct cxib_dev *dev, struct ib_device_attr *props);

@@ -29,38 +29,6 @@
 /* ---- The QP table and events --------------------------------------------------------------- */
 
 /**
- * cxib_qp_get() - a reference to the QP with a device QP number
- * @dev: the device
- * @qpn: the device's QP number
- *
- * Any context.
- *
- * Return: the QP, to be released with cxib_qp_put(), or NULL.
- */
-struct cxib_qp *cxib_qp_get(struct cxib_dev *dev, u32 qpn)
-{
-	struct cxib_qp *qp;
-	unsigned long flags;
-
-	xa_lock_irqsave(&dev->qps, flags);
-	qp = xa_load(&dev->qps, qpn);
-	if (qp)
-		refcount_inc(&qp->refs);
-	xa_unlock_irqrestore(&dev->qps, flags);
-	return qp;
-}
-
-/**
- * cxib_qp_put() - release a reference taken by cxib_qp_get()
- * @qp: the QP
- */
-void cxib_qp_put(struct cxib_qp *qp)
-{
-	if (refcount_dec_and_test(&qp->refs))
-		complete(&qp->free);
-}
-
-/**
  * cxib_qp_event_type() - the RDMA core's event for a QP event type of an EQE
  * @event_type: CXIB_EVENT_TYPE_*
  *
@@ -106,7 +74,7 @@ void cxib_qp_event(struct cxib_dev *dev, u32 qpn, u8 event_type)
 
 	if (type < 0 || !test_bit(CXIB_DEV_IB_ACTIVE, &dev->flags))
 		return;
-	qp = cxib_qp_get(dev, qpn);
+	qp = cxib_obj_get(&dev->qps, qpn, struct cxib_qp);
 	if (!qp) {
 		dev_dbg_ratelimited(&dev->pdev->dev, "event 0x%02x for unknown QP %u\n",
 				    event_type, qpn);
@@ -122,7 +90,7 @@ void cxib_qp_event(struct cxib_dev *dev, u32 qpn, u8 event_type)
 		ev.element.qp = &qp->ibqp;
 		qp->ibqp.event_handler(&ev, qp->ibqp.qp_context);
 	}
-	cxib_qp_put(qp);
+	cxib_obj_put(&qp->ref);
 }
 
 /* ---- Sizing -------------------------------------------------------------------------------- */
@@ -463,8 +431,7 @@ int cxib_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *attr, struct ib_u
 	mutex_init(&qp->mutex);
 	spin_lock_init(&qp->sq.lock);
 	spin_lock_init(&qp->rq.lock);
-	refcount_set(&qp->refs, 1);
-	init_completion(&qp->free);
+	cxib_obj_ref_init(&qp->ref);
 
 	if (udata) {
 		/* libmlx5's buffer and doorbell record, pinned (uverbs.c) */
@@ -1017,8 +984,7 @@ int cxib_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 	mutex_unlock(&qp->mutex);
 
 	cxib_qp_unlink_cqs(qp);
-	cxib_qp_put(qp);
-	wait_for_completion(&qp->free);
+	cxib_obj_put_wait(&qp->ref);
 	cxib_qp_free_bufs(dev, qp);
 	return 0;
 }

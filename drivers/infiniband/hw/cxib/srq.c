@@ -270,8 +270,7 @@ int cxib_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *attr,
 	if (attr->srq_type != IB_SRQT_BASIC || !dev->caps.log_max_srq)
 		return -EOPNOTSUPP;
 	spin_lock_init(&srq->lock);
-	refcount_set(&srq->refs, 1);
-	init_completion(&srq->free);
+	cxib_obj_ref_init(&srq->ref);
 	if (udata) {
 		/* libmlx5's request, checked before the geometry (uverbs.c) */
 		err = cxib_usrq_get(udata, &ureq);
@@ -415,45 +414,12 @@ int cxib_destroy_srq(struct ib_srq *ibsrq, struct ib_udata *udata)
 		return err;
 	}
 	xa_erase_irq(&dev->srqs, srq->srqn);
-	cxib_srq_put(srq);
-	wait_for_completion(&srq->free);
+	cxib_obj_put_wait(&srq->ref);
 	cxib_srq_free_mem(dev, srq);
 	return 0;
 }
 
 /* ---- Events ---------------------------------------------------------------------------- */
-
-/**
- * cxib_srq_get() - a reference to the SRQ numbered @srqn
- * @dev: the device
- * @srqn: the SRQ number
- *
- * Any context.
- *
- * Return: the SRQ, to be released with cxib_srq_put(), or NULL.
- */
-struct cxib_srq *cxib_srq_get(struct cxib_dev *dev, u32 srqn)
-{
-	struct cxib_srq *srq;
-	unsigned long flags;
-
-	xa_lock_irqsave(&dev->srqs, flags);
-	srq = xa_load(&dev->srqs, srqn);
-	if (srq)
-		refcount_inc(&srq->refs);
-	xa_unlock_irqrestore(&dev->srqs, flags);
-	return srq;
-}
-
-/**
- * cxib_srq_put() - release a reference from cxib_srq_get()
- * @srq: the SRQ
- */
-void cxib_srq_put(struct cxib_srq *srq)
-{
-	if (refcount_dec_and_test(&srq->refs))
-		complete(&srq->free);
-}
 
 /**
  * cxib_srq_event_type() - the RDMA core's event for an SRQ event of the device
@@ -493,7 +459,7 @@ void cxib_srq_event(struct cxib_dev *dev, u32 srqn, u8 event_type)
 		return;
 	if (event_type == CXIB_EVENT_TYPE_SRQ_CATAS_ERROR)
 		dev_err_ratelimited(&dev->pdev->dev, "SRQ 0x%x catastrophic error\n", srqn);
-	srq = cxib_srq_get(dev, srqn);
+	srq = cxib_obj_get(&dev->srqs, srqn, struct cxib_srq);
 	if (!srq) {
 		dev_dbg_ratelimited(&dev->pdev->dev, "event 0x%02x for unknown SRQ 0x%x\n",
 				    event_type, srqn);
@@ -505,5 +471,5 @@ void cxib_srq_event(struct cxib_dev *dev, u32 srqn, u8 event_type)
 		ev.element.srq = &srq->ibsrq;
 		srq->ibsrq.event_handler(&ev, srq->ibsrq.srq_context);
 	}
-	cxib_srq_put(srq);
+	cxib_obj_put(&srq->ref);
 }
