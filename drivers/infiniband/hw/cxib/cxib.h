@@ -97,6 +97,7 @@ struct cxib_fw_rev {
  * @max_wqe_sz_rq: largest receive WQE in bytes
  * @max_qp_mcg: QPs per multicast group
  * @ipoib_offloads: UD QPs may carry IPoIB with checksum offload and LSO
+ * @cq_moderation: CQs take MODIFY_CQ's event moderation (cq_period, cq_max_count)
  * @umr_ext_xlt_offset: a UMR's translation offset has bits 47:16 (xlt_offset_47_16), not
  *	just 16 bits of octowords
  *	(ipoib_basic_offloads)
@@ -688,6 +689,8 @@ struct cxib_rq {
  * @pkey_index: the P_Key index from the last modify that named one (both travel in every
  *	address path the driver sends, as a path replaces the whole primary path)
  * @sq_sig_all: every send WR is signaled (IB_SIGNAL_ALL_WR)
+ * @ipoib: created with IB_QP_CREATE_IPOIB_UD_LSO: every send WQE carries the IPoIB
+ *	segments (pad and Ethernet segment: checksum offload, LSO)
  * @buf: the work queue buffer: the RQ at offset 0, then the SQ (PAS list: RQ first)
  * @dbr: doorbell record: dword 0 receive counter, dword 1 send counter
  * @sq: the send queue
@@ -857,6 +860,8 @@ enum {
  * @port_sm: per port (index port - 1), the master SM last seen: read from PortInfo at
  *	registration, then updated by cxib_process_mad() from the SubnSet(PortInfo)
  *	responses it passes back (the snoop behind IB_EVENT_SM_CHANGE)
+ * @umr: the driver's UMR QP (umr.c), which loads translation tables too large for one
+ *	command
  *
  * Probe runs in two phases: hardware bring-up (cxib_hw_init()) and then registration
  * with the RDMA core (cxib_ib_register()).
