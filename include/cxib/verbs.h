@@ -21,15 +21,17 @@
  * Contexts are relative to themselves.  The data path (WQEs, CQEs, doorbell records) is
  * in wqe.h.
  *
- * Example: create a CQ of 2^n 64-byte CQEs on EQ eqn, buffer in npas pages:
+ * Example: create a CQ of 2^n 64-byte CQEs on EQ eqn, buffer in npas pages (in the
+ * driver this is cxib_cmd_create_cq(), drivers/infiniband/hw/cxib/fw_verbs.c):
  *
- *	__be32 *in = kzalloc(CXIB_CREATE_CQ_IN_LEN(npas), GFP_KERNEL);
+ *	__be32 *in = kvzalloc(CXIB_CREATE_CQ_IN_LEN(npas), GFP_KERNEL);
  *	__be32 *cqc = (__be32 *)((u8 *)in + CXIB_CREATE_CQ_IN_CQC_OFFSET);
  *
- *	CXIB_SET(in, CXIB_CMD_IN_OPCODE, CXIB_CMD_OP_CREATE_CQ);
+ *	cxib_cmd_hdr(in, CXIB_CMD_OP_CREATE_CQ, 0);
  *	CXIB_SET(cqc, CXIB_CQC_LOG_CQ_SIZE, n);
  *	CXIB_SET(cqc, CXIB_CQC_C_EQN, eqn);
  *	CXIB_SET64(cqc, CXIB_CQC_DBR_ADDR, dbr_dma);
+ *	cxib_cmd_put_pas(in, CXIB_CREATE_CQ_IN_PAS_OFFSET, pas, npas);
  *	... exec ... cqn = CXIB_GET(out, CXIB_CREATE_CQ_OUT_CQN);
  */
 #ifndef _CXIB_VERBS_H
