@@ -109,6 +109,11 @@ static void parse_reads_prm_offsets(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, caps.log_max_pd, 18);
 	KUNIT_EXPECT_EQ(test, caps.log_max_xrcd, 8);
 	KUNIT_EXPECT_EQ(test, caps.max_num_eqs, 9);
+	/* ConnectX-4 and later: UMR may change a key's page size (fast registration) */
+	KUNIT_EXPECT_FALSE(test, caps.umr_fixed_entity_size);
+	cap_put(&cap, 64, 0x01, 0x01);		/* umr_modify_entity_size_disabled, dw16[24] */
+	cxib_caps_parse(&caps, &cap);
+	KUNIT_EXPECT_TRUE(test, caps.umr_fixed_entity_size);
 }
 
 /* Fields are bounded by their width: all-ones gives each field's largest value. */

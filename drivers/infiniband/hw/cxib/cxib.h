@@ -100,7 +100,8 @@ struct cxib_fw_rev {
  * @cq_moderation: CQs take MODIFY_CQ's event moderation (cq_period, cq_max_count)
  * @umr_ext_xlt_offset: a UMR's translation offset has bits 47:16 (xlt_offset_47_16), not
  *	just 16 bits of octowords
- *	(ipoib_basic_offloads)
+ * @umr_fixed_entity_size: a UMR cannot change a key's page size
+ *	(umr_modify_entity_size_disabled), so IB_WR_REG_MR cannot work: no fast registration
  */
 struct cxib_caps {
 	u8 port_type;
@@ -116,6 +117,7 @@ struct cxib_caps {
 	bool cq_moderation;
 	bool ipoib_offloads;
 	bool umr_ext_xlt_offset;
+	bool umr_fixed_entity_size;
 	u8 log_max_qp;
 	u8 log_max_qp_sz;
 	u8 log_max_srq;

@@ -477,6 +477,7 @@ void cxib_caps_parse(struct cxib_caps *caps, const struct cxib_hca_cap *cap)
 	caps->cqe_version = CXIB_GET(cap, CXIB_HCA_CAP_CQE_VERSION);
 	caps->ipoib_offloads = CXIB_GET(cap, CXIB_HCA_CAP_IPOIB_BASIC_OFFLOADS);
 	caps->umr_ext_xlt_offset = CXIB_GET(cap, CXIB_HCA_CAP_UMR_EXTENDED_TRANSLATION_OFFSET);
+	caps->umr_fixed_entity_size = CXIB_GET(cap, CXIB_HCA_CAP_UMR_MODIFY_ENTITY_SIZE_DISABLED);
 	caps->cq_moderation = CXIB_GET(cap, CXIB_HCA_CAP_CQ_MODERATION);
 	caps->gid_table_size = CXIB_GET(cap, CXIB_HCA_CAP_GID_TABLE_SIZE);
 	caps->pkey_table_size = CXIB_GET(cap, CXIB_HCA_CAP_PKEY_TABLE_SIZE);

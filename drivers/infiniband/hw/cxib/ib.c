@@ -57,9 +57,14 @@ static int cxib_query_device(struct ib_device *ibdev, struct ib_device_attr *pro
 	props->vendor_id = dev->vendor_id;
 	props->vendor_part_id = dev->pdev->device;
 	props->hw_ver = dev->pdev->revision;
-	/* MEM_MGT_EXTENSIONS: alloc_mr, map_mr_sg and IB_WR_REG_MR / IB_WR_LOCAL_INV. */
-	props->device_cap_flags = IB_DEVICE_PORT_ACTIVE_EVENT | IB_DEVICE_SYS_IMAGE_GUID |
-				  IB_DEVICE_MEM_MGT_EXTENSIONS;
+	props->device_cap_flags = IB_DEVICE_PORT_ACTIVE_EVENT | IB_DEVICE_SYS_IMAGE_GUID;
+	/*
+	 * MEM_MGT_EXTENSIONS: alloc_mr, map_mr_sg and IB_WR_REG_MR / IB_WR_LOCAL_INV.  A REG_MR
+	 * sets the key's page size, which a device with umr_modify_entity_size_disabled
+	 * refuses: none there (as mlx5_ib's query_device).
+	 */
+	if (!caps->umr_fixed_entity_size)
+		props->device_cap_flags |= IB_DEVICE_MEM_MGT_EXTENSIONS;
 	/*
 	 * IPoIB: checksums filled in and checked, TCP segmentation (IB_WR_LSO), on UD QPs
 	 * created with IB_QP_CREATE_IPOIB_UD_LSO -- what mlx5_ib derives from the same bit.

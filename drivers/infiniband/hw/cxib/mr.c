@@ -191,6 +191,8 @@ struct ib_mr *cxib_alloc_mr(struct ib_pd *ibpd, enum ib_mr_type type, u32 max_nu
 
 	if (type != IB_MR_TYPE_MEM_REG)
 		return ERR_PTR(-EINVAL);
+	if (dev->caps.umr_fixed_entity_size)	/* no IB_DEVICE_MEM_MGT_EXTENSIONS */
+		return ERR_PTR(-EOPNOTSUPP);
 	if (max_num_sg > BIT_ULL(dev->caps.log_max_klm_list_size))
 		return ERR_PTR(-EINVAL);
 

@@ -1011,6 +1011,6 @@ void cxib_qp_caps(const struct cxib_dev *dev, struct ib_device_attr *props)
 					      0;
 	props->max_recv_sge = max_rq / sizeof(struct cxib_wqe_data_seg);
 	props->max_sge_rd = props->max_send_sge;
-	props->device_cap_flags |= IB_DEVICE_RC_RNR_NAK_GEN | IB_DEVICE_MEM_MGT_EXTENSIONS;
+	props->device_cap_flags |= IB_DEVICE_RC_RNR_NAK_GEN;
 	props->atomic_cap = dev->caps.atomic ? IB_ATOMIC_HCA : IB_ATOMIC_NONE;
 }
