@@ -186,7 +186,7 @@ e2e_wait_file() { # e2e_wait_file FILE SECONDS
 	local end=$((SECONDS + $2))
 	until [ -s "$1" ]; do
 		[ $SECONDS -ge $end ] && return 1
-		sleep 0.3
+		sleep 0.1
 	done
 }
 
@@ -218,7 +218,7 @@ e2e_pair() {
 		echo "+ ${scmd[*]}" >"$c.cmd"
 		timeout --kill-after=5 "$tmo" stdbuf -oL -eL "${scmd[@]}" >"$c.out" 2>&1 </dev/null &
 		pid=$!
-		sleep 0.5
+		sleep 0.3
 		echo started >"$c.ready"
 		end=$((SECONDS + tmo + 10))
 		while kill -0 $pid 2>/dev/null; do
@@ -229,7 +229,7 @@ e2e_pair() {
 				break
 			fi
 			[ $SECONDS -ge $end ] && { kill -9 $pid 2>/dev/null; break; }
-			sleep 0.3
+			sleep 0.1
 		done
 		wait $pid
 		E2E_RC=$?
@@ -241,14 +241,15 @@ e2e_pair() {
 			echo "the server did not start its tool within 90s" >"$c.out"
 			E2E_RC=255
 		else
-			sleep 1
-			for _ in $(seq 10); do
+			# A client that comes before the server listens is refused and retries.
+			sleep 0.3
+			for _ in $(seq 20); do
 				timeout --kill-after=5 "$tmo" stdbuf -oL -eL "${ccmd[@]}" "$E2E_SERVER_ADDR" >"$c.out" 2>&1 </dev/null
 				E2E_RC=$?
 				grep -q "Couldn't connect\|Unable to connect\|Connection refused" "$c.out" || break
 				# The server may still be getting ready; it did not fail.
 				[ -s "$PEERDIR/$c.rc" ] && break
-				sleep 1
+				sleep 0.5
 			done
 		fi
 		e2e_check_ok "$c"
