@@ -167,9 +167,6 @@ uint8_t cxfw_cmd_create_cq(struct cxfw_dev *dev, struct cxfw_cmd *cmd)
 				 CXFW_SYND(CXFW_SYND_BAD_PARAM, log_size));
 	if (log_pg > CXFW_MAX_LOG_PAGE_SIZE)
 		return cxfw_fail(cmd, CXIB_CMD_STAT_BAD_PARAM, CXFW_SYND(CXFW_SYND_BAD_PARAM, log_pg));
-	if (CXIB_PAGE_OFFSET_BYTES(page_offset, log_pg) >= (uint64_t)CXIB_ADAPTER_PAGE_SIZE << log_pg)
-		return cxfw_fail(cmd, CXIB_CMD_STAT_BAD_PARAM,
-				 CXFW_SYND(CXFW_SYND_BAD_PARAM, page_offset));
 	if (!uar_ok)
 		return cxfw_fail(cmd, CXIB_CMD_STAT_BAD_RES, CXFW_SYND(CXFW_SYND_BAD_RES, uar));
 	if (!eq_serial)

@@ -190,7 +190,7 @@ uint8_t cxfw_cmd_create_eq(struct cxfw_dev *dev, struct cxfw_cmd *cmd)
 	uint32_t uar = CXIB_GET(eqc, CXIB_EQC_UAR_PAGE);
 	uint32_t intr = CXIB_GET(eqc, CXIB_EQC_INTR);
 	uint32_t max_log_size, npas, eqn, i;
-	uint64_t pg_size, bytes, *list = NULL;
+	uint64_t bytes, *list = NULL;
 	struct cxfw_eq *eq;
 	bool uar_ok;
 	uint8_t st;
@@ -206,10 +206,6 @@ uint8_t cxfw_cmd_create_eq(struct cxfw_dev *dev, struct cxfw_cmd *cmd)
 				 CXFW_SYND(CXFW_SYND_BAD_PARAM, log_size));
 	if (log_pg > CXFW_MAX_LOG_PAGE_SIZE)
 		return cxfw_fail(cmd, CXIB_CMD_STAT_BAD_PARAM, CXFW_SYND(CXFW_SYND_BAD_PARAM, log_pg));
-	pg_size = (uint64_t)CXIB_ADAPTER_PAGE_SIZE << log_pg;
-	if (CXIB_PAGE_OFFSET_BYTES(page_offset, log_pg) >= pg_size)
-		return cxfw_fail(cmd, CXIB_CMD_STAT_BAD_PARAM,
-				 CXFW_SYND(CXFW_SYND_BAD_PARAM, page_offset));
 	if (intr >= dev->cfg.num_msix)
 		return cxfw_fail(cmd, CXIB_CMD_STAT_BAD_PARAM, CXFW_SYND(CXFW_SYND_BAD_PARAM, intr));
 	if (!uar_ok)

@@ -198,9 +198,6 @@ uint8_t cxfw_cmd_create_qp(struct cxfw_dev *dev, struct cxfw_cmd *cmd)
 				 CXFW_SYND(CXFW_SYND_BAD_PARAM, rq_stride));
 	if (log_pg > CXFW_MAX_LOG_PAGE_SIZE)
 		return cxfw_fail(cmd, CXIB_CMD_STAT_BAD_PARAM, CXFW_SYND(CXFW_SYND_BAD_PARAM, log_pg));
-	if (CXIB_PAGE_OFFSET_BYTES(page_offset, log_pg) >= (uint64_t)CXIB_ADAPTER_PAGE_SIZE << log_pg)
-		return cxfw_fail(cmd, CXIB_CMD_STAT_BAD_PARAM,
-				 CXFW_SYND(CXFW_SYND_BAD_PARAM, page_offset));
 
 	pthread_mutex_lock(&dev->lock);
 	max_log_sz = CXIB_GET(dev->cap_cur.dw, CXIB_HCA_CAP_LOG_MAX_QP_SZ);

@@ -104,7 +104,7 @@ TEST(create_eq_rejects_bad_contexts)
 	CHECK_EQ(cmd_exec(t, in, CXIB_CREATE_EQ_IN_LEN(1), out, 16), 0);
 	CHECK_EQ(out_status(out), CXIB_CMD_STAT_BAD_PARAM);
 	CXIB_SET(in, 2, 31, 0, 0);
-	/* page_offset beyond the page */
+	/* the largest page_offset still lies in the page (it counts page size / 64 units) */
 	CXIB_SET(eqc, CXIB_EQC_LOG_PAGE_SIZE, 0);
 	CXIB_SET(eqc, CXIB_EQC_PAGE_OFFSET, 63);
 	CXIB_SET64(in + CXIB_CREATE_EQ_IN_PAS_OFFSET + 8, 0, 63, 0, buf + 4096);

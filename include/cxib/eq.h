@@ -18,6 +18,7 @@
 #define _CXIB_EQ_H
 
 #include "bits.h"
+#include "hw.h"
 
 /* ---- EQ context ------------------------------------------------------------------------ */
 
@@ -33,7 +34,7 @@ CXIB_STATIC_ASSERT(sizeof(struct cxib_eqc) == CXIB_EQC_SIZE);
 #define CXIB_EQC_EC				0, 18, 18
 #define CXIB_EQC_OI				0, 17, 17	/* overrun ignore */
 #define CXIB_EQC_ST				0, 11, 8	/* armed / fired */
-#define CXIB_EQC_PAGE_OFFSET			2, 11, 6	/* 64-byte units */
+#define CXIB_EQC_PAGE_OFFSET			2, 11, 6	/* CXIB_PAGE_OFFSET_BYTES() */
 #define CXIB_EQC_LOG_EQ_SIZE			3, 28, 24
 #define CXIB_EQC_UAR_PAGE			3, 23, 0
 #define CXIB_EQC_INTR				5, 11, 0	/* MSI-X vector */
@@ -154,5 +155,8 @@ enum {
 	CXIB_CQ_ERROR_SYNDROME_OVERRUN		= 1,
 	CXIB_CQ_ERROR_SYNDROME_ACCESS_VIOLATION	= 2,
 };
+
+/* The EQ's page_offset lies inside its first page (CXIB_PAGE_OFFSET_BYTES). */
+CXIB_STATIC_ASSERT(CXIB_PAGE_OFFSET_FITS(CXIB_EQC_PAGE_OFFSET));
 
 #endif /* _CXIB_EQ_H */

@@ -40,10 +40,17 @@
  */
 #define CXIB_LOG_PAGE_OFFSET_PARTS	6
 
-/* Bytes of @page_offset with pages of 4 KiB << @log_page_size. */
+/*
+ * Bytes of @page_offset with pages of 4 KiB << @log_page_size.  No context's field holds
+ * 64 or more, so the offset always lies inside the first page (CXIB_PAGE_OFFSET_FITS).
+ */
 #define CXIB_PAGE_OFFSET_BYTES(page_offset, log_page_size) \
 	((__u64)(page_offset) << \
 	 (CXIB_ADAPTER_PAGE_SHIFT + (log_page_size) - CXIB_LOG_PAGE_OFFSET_PARTS))
+
+/* Whether the page_offset field @... (dword, hi, lo) cannot name a place beyond its page. */
+#define CXIB_PAGE_OFFSET_FITS(...) \
+	(CXIB_FIELD_MAX(__VA_ARGS__) < 1u << CXIB_LOG_PAGE_OFFSET_PARTS)
 /* Bytes of BAR0 the driver maps for registers (the Linux init segment struct size). */
 #define CXIB_ISEG_SIZE			0x2010
 /* BAR pages 0-2 hold the init segment and the clock page; UAR indexes start after them. */

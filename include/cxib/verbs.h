@@ -39,6 +39,7 @@
 
 #include "bits.h"
 #include "cmd.h"
+#include "hw.h"
 
 /* Offset of the PAS list (or the mkey translation entries) in every create input. */
 #define CXIB_RES_PAS_OFFSET			0x110
@@ -160,7 +161,7 @@ CXIB_STATIC_ASSERT(sizeof(struct cxib_cqc) == CXIB_CQC_SIZE);
 #define CXIB_CQC_CQE_COMP_EN			0, 14, 14
 #define CXIB_CQC_MINI_CQE_RES_FORMAT		0, 13, 12
 #define CXIB_CQC_ST				0, 11, 8
-#define CXIB_CQC_PAGE_OFFSET			2, 11, 6	/* 64-byte units */
+#define CXIB_CQC_PAGE_OFFSET			2, 11, 6	/* CXIB_PAGE_OFFSET_BYTES() */
 #define CXIB_CQC_LOG_CQ_SIZE			3, 28, 24
 #define CXIB_CQC_UAR_PAGE			3, 23, 0
 #define CXIB_CQC_CQ_PERIOD			4, 27, 16	/* microseconds */
@@ -329,7 +330,7 @@ CXIB_STATIC_ASSERT(sizeof(struct cxib_qpc) == CXIB_QPC_SIZE);
 #define CXIB_QPC_RRE				36, 15, 15
 #define CXIB_QPC_RWE				36, 14, 14
 #define CXIB_QPC_RAE				36, 13, 13
-#define CXIB_QPC_PAGE_OFFSET			36, 11, 6	/* 64-byte units */
+#define CXIB_QPC_PAGE_OFFSET			36, 11, 6	/* CXIB_PAGE_OFFSET_BYTES() */
 #define CXIB_QPC_CD_SLAVE_RECEIVE		36, 2, 2
 #define CXIB_QPC_CD_SLAVE_SEND			36, 1, 1
 #define CXIB_QPC_CD_MASTER			36, 0, 0
@@ -699,5 +700,12 @@ enum {
 #define CXIB_DETACH_FROM_MCG_OUT_LEN		16
 
 #define CXIB_MGID_LEN				16
+
+/* Every queue context's page_offset lies inside its first page (CXIB_PAGE_OFFSET_BYTES). */
+CXIB_STATIC_ASSERT(CXIB_PAGE_OFFSET_FITS(CXIB_CQC_PAGE_OFFSET));
+CXIB_STATIC_ASSERT(CXIB_PAGE_OFFSET_FITS(CXIB_QPC_PAGE_OFFSET));
+CXIB_STATIC_ASSERT(CXIB_PAGE_OFFSET_FITS(CXIB_SRQC_PAGE_OFFSET));
+CXIB_STATIC_ASSERT(CXIB_PAGE_OFFSET_FITS(CXIB_XRC_SRQC_PAGE_OFFSET));
+CXIB_STATIC_ASSERT(CXIB_PAGE_OFFSET_FITS(CXIB_WQC_PAGE_OFFSET));
 
 #endif /* _CXIB_VERBS_H */
