@@ -277,7 +277,6 @@ uint8_t cxfw_cmd_query_hca_cap(struct cxfw_dev *dev, struct cxfw_cmd *cmd)
 	uint8_t st = cxfw_check_function(cmd,
 					 CXIB_GET(cmd->in, CXIB_QUERY_HCA_CAP_IN_OTHER_FUNCTION),
 					 CXIB_GET(cmd->in, CXIB_QUERY_HCA_CAP_IN_FUNCTION_ID));
-
 	const struct cxfw_cap_type *t = cxfw_cap_type(cmd->op_mod >> 1);
 
 	if (st)

@@ -217,7 +217,7 @@ uint8_t cxfw_cmd_create_mkey(struct cxfw_dev *dev, struct cxfw_cmd *cmd)
 	mk->nmtt = actual * CXIB_MTT_PER_OCTWORD;
 	for (i = 0; i < mk->nmtt; i++) {
 		mk->mtt[i] = CXIB_GET64(xlt + (size_t)i * CXIB_MTT_ENTRY_SIZE, 0, 63, 0) &
-			     ~(CXIB_MTT_RD_EN | CXIB_MTT_WR_EN);	/* no paging: ignored */
+			     ~CXIB_MTT_ENABLES;	/* no paging: ignored */
 		if (mk->mtt[i] & ((1ull << log_pg) - 1)) {
 			cxfw_log(dev, CXFW_LOG_ERR, "cxfw: CREATE_MKEY: MTT entry %u 0x%llx unaligned",
 				 i, (unsigned long long)mk->mtt[i]);
@@ -537,7 +537,7 @@ uint8_t cxfw_mkey_umr(struct cxfw_dev *dev, uint32_t pd, const struct cxfw_umr *
 		uint64_t i;
 
 		for (i = 0; i < nxlt; i++)
-			if (u->xlt[i] & ~(CXIB_MTT_RD_EN | CXIB_MTT_WR_EN) & ((1ull << log_pg) - 1)) {
+			if (u->xlt[i] & ~CXIB_MTT_ENABLES & ((1ull << log_pg) - 1)) {
 				st = CXIB_CQE_SYND_LOCAL_QP_OP_ERR;
 				goto out;
 			}
@@ -559,7 +559,7 @@ uint8_t cxfw_mkey_umr(struct cxfw_dev *dev, uint32_t pd, const struct cxfw_umr *
 			mk->nmtt = (uint32_t)cap;
 		}
 		for (i = 0; i < nxlt; i++)	/* without paging the enables are ignored */
-			mk->mtt[u->xlt_offset + i] = u->xlt[i] & ~(CXIB_MTT_RD_EN | CXIB_MTT_WR_EN);
+			mk->mtt[u->xlt_offset + i] = u->xlt[i] & ~CXIB_MTT_ENABLES;
 	}
 	need = mk->access_mode == CXIB_MKC_ACCESS_MODE_MTT ?
 	       cxfw_mtt_needed(start, len, log_pg) : 0;

@@ -8,8 +8,9 @@
  * pages' contents, but it keeps every address it was given (sorted, so duplicates are
  * found), checks each one (4 KiB aligned, DMA-readable, not already held) and gives them
  * back on MANAGE_PAGES op_mod 2 (take): while the HCA is initialized only pages beyond what
- * it needs, before INIT_HCA (an abandoned bring-up) and after TEARDOWN_HCA all of them.  Pages still held at DISABLE_HCA, reset or
- * destroy are reported ("cxfw: N pages not returned", stats.pages_leaked) and forgotten.
+ * it needs, before INIT_HCA (an abandoned bring-up) and after TEARDOWN_HCA all of them.
+ * Pages still held at DISABLE_HCA, reset or destroy are reported ("cxfw: N pages not
+ * returned", stats.pages_leaked) and forgotten.
  *
  * A GIVE is all or nothing: one bad address (or more pages than requested) rejects the
  * whole command with BAD_PARAM and keeps none of its pages.  TAKE returns the highest

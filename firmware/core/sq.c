@@ -47,8 +47,6 @@ struct cxfw_req_dev {
 	struct cxfw_qp *cursor;		/* where the next cxfw_req_process() starts */
 };
 
-/* RNR NAK timer codes (AETH value) in units of 10 us (IBTA vol 1 ch. 9, AETH). */
-
 /*
  * The PD a QP's local keys must belong to: its own, or any for a UMR QP created without
  * one (mlx5_ib's: its data segments name a DMA key of the driver's UMR PD).
@@ -58,6 +56,7 @@ static uint32_t cxfw_qp_key_pd(const struct cxfw_qp *qp)
 	return qp->st == CXIB_QPC_ST_REG_UMR && !qp->pd ? CXFW_PD_ANY : qp->pd;
 }
 
+/* RNR NAK timer codes (AETH value) in units of 10 us (IBTA vol 1 ch. 9, AETH). */
 static const uint32_t cxfw_rnr_10us[32] = {
 	65536, 1, 2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64, 96, 128, 192,
 	256, 384, 512, 768, 1024, 1536, 2048, 3072, 4096, 6144, 8192, 12288, 16384, 24576,
@@ -820,8 +819,8 @@ static uint8_t cxfw_sge_copy(struct cxfw_dev *dev, const struct cxfw_qp *qp,
 			continue;
 		}
 		chunk = s->len - off < n - done ? (uint32_t)(s->len - off) : n - done;
-		st = cxfw_mkey_translate(dev, s->lkey, cxfw_qp_key_pd(qp), access, s->addr + off, chunk,
-					 sg, 4, &nsg);
+		st = cxfw_mkey_translate(dev, s->lkey, cxfw_qp_key_pd(qp), access, s->addr + off,
+					 chunk, sg, 4, &nsg);
 		if (st)
 			return st;
 		for (k = 0; k < nsg; k++) {
@@ -1098,7 +1097,8 @@ static int cxfw_req_send(struct cxfw_dev *dev, struct cxfw_qp *qp, uint64_t now,
 					const uint8_t *uc = w->u.data + sizeof(struct cxib_wqe_ctrl_seg);
 
 					cxfw_log(dev, CXFW_LOG_DEBUG,
-						 "cxfw: QP 0x%x UMR WQE %u on key 0x%x: syndrome 0x%02x, flags 0x%02x, mask 0x%llx, %u octowords",
+						 "cxfw: QP 0x%x UMR WQE %u on key 0x%x: syndrome 0x%02x, "
+						 "flags 0x%02x, mask 0x%llx, %u octowords",
 						 qp->qpn, w->idx, w->imm, st,
 						 CXIB_GET(uc, CXIB_WQE_UMR_FLAGS),
 						 (unsigned long long)CXIB_GET64(uc, CXIB_WQE_UMR_MKEY_MASK),

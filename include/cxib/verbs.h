@@ -120,6 +120,7 @@ enum {
 #define CXIB_MTT_PER_OCTWORD			2
 #define CXIB_MTT_RD_EN				0x1ull
 #define CXIB_MTT_WR_EN				0x2ull
+#define CXIB_MTT_ENABLES			(CXIB_MTT_RD_EN | CXIB_MTT_WR_EN)
 
 /* ---- CREATE_MKEY / QUERY_MKEY / DESTROY_MKEY (0x200 / 0x201 / 0x202) ------------------ */
 
