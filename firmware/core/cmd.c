@@ -521,6 +521,7 @@ static uint8_t cxfw_cmd_deliver(struct cxfw_dev *dev, unsigned int slot, __be32 
 		 "cxfw: cmd slot %u %s (0x%x) op_mod 0x%x inlen %u outlen %u: status 0x%02x syndrome 0x%08x",
 		 slot, desc ? desc->name : "unknown", cmd.opcode, cmd.op_mod, cmd.inlen,
 		 cmd.outlen, status, cmd.syndrome);
+	cxfw_cmd_trace(dev, &cmd, desc ? desc->name : NULL, status);
 
 	if (!cxfw_chain_write(dev, slot, &out_ch, out, cmd.outlen, csum)) {
 		delivery = CXIB_CMD_DELIVERY_BAD_CMD_DESCRIPTOR;

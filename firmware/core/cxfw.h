@@ -51,6 +51,12 @@ struct cxfw_platform {
 	bool (*port_busy)(void *opaque, unsigned int port);
 	/* One log line without trailing newline. May be NULL. */
 	void (*log)(void *opaque, enum cxfw_log_level level, const char *msg);
+	/*
+	 * One command-trace line (no trailing newline) per executed command, from the worker
+	 * thread: format in firmware/core/cmdtrace.c and Documentation/model.md.  May be NULL
+	 * (no trace is formatted then).
+	 */
+	void (*cmd_trace)(void *opaque, const char *line);
 };
 
 /* Device knobs, set once at creation (QEMU device properties map onto these). */

@@ -391,6 +391,7 @@ struct cxfw_dev {
 	/* Function state (commands run in the worker; reset with the worker quiesced). */
 	enum cxfw_hca_state hca_state;
 	uint16_t issi;
+	uint64_t cmd_trace_seq;		/* next command-trace line's number (never reset) */
 	struct cxib_hca_cap cap_max, cap_cur;			/* general (type 0) */
 	struct cxib_hca_cap atomic_cap_max, atomic_cap_cur;	/* atomic (type 3) */
 	uint8_t host_endianness;
@@ -484,6 +485,11 @@ uint64_t cxfw_iseg_cmdq_base(const struct cxfw_dev *dev);
 
 /* cmd.c */
 void cxfw_cmd_process(struct cxfw_dev *dev);
+
+/* cmdtrace.c: the trace line of an executed command (@name NULL: unknown opcode). */
+#define CXFW_TRACE_LINE_MAX	2048
+void cxfw_cmd_trace(struct cxfw_dev *dev, const struct cxfw_cmd *cmd, const char *name,
+		    uint8_t status);
 bool cxfw_cmd_checksums(struct cxfw_dev *dev);
 
 /* hca.c */

@@ -149,6 +149,11 @@ struct CxibPciState {
 
 	/* Packet capture of port 1's cable or plug: the "capture" property. */
 	CxibCapture capture;
+
+	/* Command trace: the "cmd-trace" file and its marks (trace_lock). */
+	QemuMutex trace_lock;
+	FILE *trace_f;
+	char *trace_path;
 };
 
 /* Loopback plug: packets in flight at most (more are dropped); no credits from half of it. */
@@ -314,6 +319,84 @@ static void cxib_pci_fw_log(void *opaque, enum cxfw_log_level level, const char 
 	default:
 		break;
 	}
+}
+
+/*
+ * Command trace: "qom-set <device> cmd-trace <path>" (or -device ...,cmd-trace=<path>)
+ * writes one line per command the model executes into <path>, truncating it (format:
+ * firmware/core/cmdtrace.c); "" stops and closes it.  "qom-set <device> cmd-trace-mark
+ * <text>" writes "# mark <text>" between two commands, so that a script can cut the trace
+ * into phases.  Every line is flushed at once: the file can be read while it grows.
+ */
+static void cxib_pci_cmd_trace(void *opaque, const char *line)
+{
+	CxibPciState *s = opaque;
+
+	qemu_mutex_lock(&s->trace_lock);
+	if (s->trace_f) {
+		fprintf(s->trace_f, "%s\n", line);
+		fflush(s->trace_f);
+	}
+	qemu_mutex_unlock(&s->trace_lock);
+}
+
+static char *cxib_pci_get_cmd_trace(Object *obj, Error **errp)
+{
+	CxibPciState *s = CXIB_PCI(obj);
+	char *path;
+
+	qemu_mutex_lock(&s->trace_lock);
+	path = g_strdup(s->trace_path ? s->trace_path : "");
+	qemu_mutex_unlock(&s->trace_lock);
+	return path;
+}
+
+static void cxib_pci_trace_close(CxibPciState *s)
+{
+	if (s->trace_f)
+		fclose(s->trace_f);
+	s->trace_f = NULL;
+	g_free(s->trace_path);
+	s->trace_path = NULL;
+}
+
+static void cxib_pci_set_cmd_trace(Object *obj, const char *path, Error **errp)
+{
+	CxibPciState *s = CXIB_PCI(obj);
+	FILE *f = NULL;
+
+	if (*path) {
+		f = fopen(path, "w");
+		if (!f) {
+			error_setg_errno(errp, errno, "cmd-trace: cannot write %s", path);
+			return;
+		}
+	}
+	qemu_mutex_lock(&s->trace_lock);
+	cxib_pci_trace_close(s);
+	s->trace_f = f;
+	s->trace_path = f ? g_strdup(path) : NULL;
+	qemu_mutex_unlock(&s->trace_lock);
+}
+
+static void cxib_pci_set_cmd_trace_mark(Object *obj, const char *text, Error **errp)
+{
+	CxibPciState *s = CXIB_PCI(obj);
+	bool open;
+
+	if (strchr(text, '\n')) {
+		error_setg(errp, "cmd-trace-mark: one line of text, please");
+		return;
+	}
+	qemu_mutex_lock(&s->trace_lock);
+	open = s->trace_f != NULL;
+	if (open) {
+		fprintf(s->trace_f, "# mark %s\n", text);
+		fflush(s->trace_f);
+	}
+	qemu_mutex_unlock(&s->trace_lock);
+	if (!open)
+		error_setg(errp, "cmd-trace-mark: no trace is being written (set cmd-trace first)");
 }
 
 /* ---- cable --------------------------------------------------------------------------- */
@@ -995,6 +1078,7 @@ static void cxib_pci_realize(PCIDevice *pdev, Error **errp)
 		.port_send = cxib_pci_port_send,
 		.port_busy = cxib_pci_port_busy,
 		.log = cxib_pci_fw_log,
+		.cmd_trace = cxib_pci_cmd_trace,
 	};
 	s->irq_bh = qemu_bh_new_guarded(cxib_pci_irq_bh, s, &dev->mem_reentrancy_guard);
 	s->fw = cxfw_create(&cfg, &s->plat);
@@ -1144,6 +1228,15 @@ static void cxib_pci_class_init(ObjectClass *klass, void *data)
 	object_class_property_set_description(klass, "capture",
 		"pcap file (ERF InfiniBand records) of port 1's packets; also at run time, "
 		"\"\" stops");
+	object_class_property_add_str(klass, "cmd-trace", cxib_pci_get_cmd_trace,
+				      cxib_pci_set_cmd_trace);
+	object_class_property_set_description(klass, "cmd-trace",
+		"file of one line per executed firmware command (truncated); also at run time, "
+		"\"\" stops");
+	object_class_property_add_str(klass, "cmd-trace-mark", NULL,
+				      cxib_pci_set_cmd_trace_mark);
+	object_class_property_set_description(klass, "cmd-trace-mark",
+		"write-only, at run time: a \"# mark <text>\" line in the cmd-trace file");
 	for (i = 0; i < ARRAY_SIZE(cxib_pci_property_help); i++)
 		object_class_property_set_description(klass, cxib_pci_property_help[i].name,
 						      cxib_pci_property_help[i].desc);
@@ -1152,11 +1245,16 @@ static void cxib_pci_class_init(ObjectClass *klass, void *data)
 static void cxib_pci_instance_init(Object *obj)
 {
 	cxib_capture_init(&CXIB_PCI(obj)->capture);
+	qemu_mutex_init(&CXIB_PCI(obj)->trace_lock);
 }
 
 static void cxib_pci_instance_finalize(Object *obj)
 {
-	cxib_capture_destroy(&CXIB_PCI(obj)->capture);
+	CxibPciState *s = CXIB_PCI(obj);
+
+	cxib_capture_destroy(&s->capture);
+	cxib_pci_trace_close(s);
+	qemu_mutex_destroy(&s->trace_lock);
 }
 
 static const TypeInfo cxib_pci_info = {

@@ -382,6 +382,48 @@ static void fake_log(void *opaque, enum cxfw_log_level level, const char *msg)
 	pthread_mutex_unlock(&fk->lock);
 }
 
+static void fake_cmd_trace(void *opaque, const char *line)
+{
+	struct fake *fk = opaque;
+	size_t n = strlen(line) + 1;
+
+	pthread_mutex_lock(&fk->lock);
+	if (fk->trace_len + n + 1 > fk->trace_cap) {
+		size_t cap = (fk->trace_cap ? 2 * fk->trace_cap : 4096) + n;
+		char *p = realloc(fk->trace, cap);
+
+		if (!p) {
+			pthread_mutex_unlock(&fk->lock);
+			return;
+		}
+		fk->trace = p;
+		fk->trace_cap = cap;
+	}
+	memcpy(fk->trace + fk->trace_len, line, n - 1);
+	fk->trace[fk->trace_len + n - 1] = '\n';
+	fk->trace_len += n;
+	fk->trace[fk->trace_len] = 0;
+	fk->trace_lines++;
+	pthread_mutex_unlock(&fk->lock);
+}
+
+const char *fake_trace_find(struct fake *fk, unsigned int from, const char *needle,
+			    unsigned int *lineno)
+{
+	const char *p = fk->trace, *nl, *m;
+	unsigned int n;
+
+	for (n = 0; p && (nl = strchr(p, '\n')); p = nl + 1, n++) {
+		m = strstr(p, needle);
+		if (n >= from && m && m < nl) {
+			if (lineno)
+				*lineno = n;
+			return p;
+		}
+	}
+	return NULL;
+}
+
 int fake_init(struct fake *fk, uint64_t base, size_t size)
 {
 	memset(fk, 0, sizeof(*fk));
@@ -410,6 +452,8 @@ void fake_fini(struct fake *fk)
 	pthread_mutex_destroy(&fk->lock);
 	free(fk->mem);
 	fk->mem = NULL;
+	free(fk->trace);
+	fk->trace = NULL;
 }
 
 void fake_platform(struct fake *fk, struct cxfw_platform *plat)
@@ -422,6 +466,7 @@ void fake_platform(struct fake *fk, struct cxfw_platform *plat)
 	plat->clock_ns = fake_clock_ns;
 	plat->kick = fake_kick;
 	plat->log = fake_log;
+	plat->cmd_trace = fake_cmd_trace;
 	plat->port_send = fake_port_send;
 	plat->port_busy = fake_port_busy;
 }

@@ -62,6 +62,11 @@ struct fake {
 	unsigned int logs[3];		/* per enum cxfw_log_level */
 	char last_log[256];
 	bool verbose;			/* CXFW_TEST_VERBOSE set: echo log lines */
+
+	/* Command-trace lines (platform->cmd_trace), newline-terminated, oldest first. */
+	char *trace;
+	size_t trace_len, trace_cap;
+	unsigned int trace_lines;
 };
 
 /*
@@ -184,6 +189,9 @@ void entry_put(struct fake *fk, uint64_t q, unsigned int slot, const uint8_t ent
 /* Position of the last DMA write to [lo, hi) in the write log, or -1. */
 int fake_wlog_last(struct fake *fk, uint64_t lo, uint64_t hi);
 unsigned int fake_msix(struct fake *fk, unsigned int vector);
+/* The first trace line at or after line @from (0-based) containing @needle, or NULL. */
+const char *fake_trace_find(struct fake *fk, unsigned int from, const char *needle,
+			    unsigned int *lineno);
 
 uint32_t be32_at(const uint8_t *p);
 void put_be32(uint8_t *p, uint32_t v);
