@@ -28,9 +28,6 @@ CXIB_CONFIG_DIR := $(TOP)/build/compat
 KMOD_KVERS := $(strip $(KVER_612) $(filter-out $(KVER_612),$(KVER_61)))
 KMOD_DIR := $(TOP)/build/kmod
 KMOD_KOS := $(foreach k,$(KMOD_KVERS),$(KMOD_DIR)/$(k)/cxib.ko)
-# The build/kmod trees are always built with W=1, so switching between targets never
-# rebuilds them just for a flag.
-KMOD_W := 1
 # Where kbuild looks for a kernel: $(KDIR) for $(KVER), the installed headers otherwise.
 kdir_of = $(if $(filter $(1),$(KVER)),$(KDIR),/lib/modules/$(1)/build)
 
@@ -39,13 +36,15 @@ kdir_of = $(if $(filter $(1),$(KVER)),$(KDIR),/lib/modules/$(1)/build)
 KMOD_SRC_ROOTS := $(patsubst $(TOP)/%,%,$(wildcard $(addprefix $(TOP)/,\
 		  Kbuild compat drivers/infiniband/hw/cxib include/cxib tests/kunit)))
 CXIB_DIAG_RE := (drivers/infiniband/hw/cxib|include/cxib|tests/kunit)/.*(warning|error|WARNING|ERROR):
+# What every kbuild of cxib's sources is given (the version, the probes' cache).
+CXIB_KBUILD_ARGS = CXIB_VERSION=$(CXIB_VERSION) CXIB_CONFIG_DIR=$(CXIB_CONFIG_DIR)
 
-# kmod_mirror(tree): make <tree> a tree of symlinks to the current sources (kbuild writes its
-# objects next to the sources, so each kernel gets its own tree).  Links to sources that
-# have gone away are dropped.
+# kmod_mirror(tree, roots): make <tree> a tree of symlinks to the current sources under
+# <roots> (relative to $(TOP)); kbuild writes its objects next to the sources, so each
+# build gets its own tree.  Links to sources that have gone away are dropped.
 define kmod_mirror
 mkdir -p $(1) && cd $(TOP) && \
-find $(KMOD_SRC_ROOTS) -type f \( -name Kbuild -o -name Makefile -o -name Kconfig \
+find $(2) -type f \( -name Kbuild -o -name Makefile -o -name Kconfig \
 	-o -name '*.[ch]' -o -name run-probes \) ! -name '*.mod.c' | \
 while read -r f; do \
 	case $$f in */*) mkdir -p "$(1)/$${f%/*}" || exit;; esac; \
@@ -54,29 +53,35 @@ done && \
 find $(1) -xtype l -delete
 endef
 
-# kmod_kbuild(kver, log name, extra kbuild arguments): build the module in build/kmod/<kver>
-# quietly, logging to build/kmod/<kver>/<log name>.log.  Fails, printing the log, on an
-# error or on any diagnostic about cxib's files; after a warning the objects are removed,
-# so the next run compiles again and reports it again.  Leaves the log in $$log, the
-# start time in $$t0 and the count of diagnostics outside cxib in $$other.
-define kmod_kbuild
-t0=$$(date +%s); tree=$(KMOD_DIR)/$(1); log=$$tree/$(2).log; \
-if [ ! -d $(call kdir_of,$(1))/ ]; then \
-	echo "$(2) $(1): no kernel build directory $(call kdir_of,$(1)) (scripts/setup installs the headers)" >&2; \
+# kbuild_gate(step, kdir, tree, log, diagnostics, kbuild arguments): the gate every kernel
+# module of the project passes (cxib.ko, sparse, the KUnit modules, kverbs.ko): build
+# M=<tree> against <kdir> with W=1, quietly, into <log>.  Fails with "<step>: FAILED ..."
+# and the log when kbuild fails or when a line of the log matches the extended regex
+# <diagnostics> (a file of ours named in a diagnostic); after such a diagnostic the tree's
+# objects are removed, so the next run compiles again and reports it again.  Leaves the
+# tree in $$tree, the log in $$log, the start time in $$t0 and the count of all
+# diagnostics (ours are none by then) in $$other.
+define kbuild_gate
+t0=$$(date +%s); tree=$(3); log=$(4); \
+if [ ! -d $(2)/ ]; then \
+	echo "$(1): FAILED, no kernel build directory $(2) (scripts/setup installs the headers)" >&2; \
 	exit 1; \
 fi; \
-$(MAKE) -C $(call kdir_of,$(1)) M=$$tree W=$(KMOD_W) CXIB_VERSION=$(CXIB_VERSION) \
-	CXIB_CONFIG_DIR=$(CXIB_CONFIG_DIR) \
-	$(3) modules >$$log 2>&1 || { \
-	cat $$log >&2; echo "$(2) $(1): FAILED (log: $${log#$(TOP)/})" >&2; exit 1; }; \
-if grep -Eq '$(CXIB_DIAG_RE)' $$log; then \
+$(MAKE) -C $(2) M=$$tree W=1 $(6) modules >$$log 2>&1 || { \
+	cat $$log >&2; echo "$(1): FAILED (log: $${log#$(TOP)/})" >&2; exit 1; }; \
+if grep -Eq '$(5)' $$log; then \
 	cat $$log >&2; \
 	find $$tree -name '*.o' -type f -delete; rm -f $$tree/Module.symvers; \
-	echo "$(2) $(1): FAILED, $$(grep -Ec '$(CXIB_DIAG_RE)' $$log) diagnostics in cxib (log: $${log#$(TOP)/})" >&2; \
+	echo "$(1): FAILED, $$(grep -Ec '$(5)' $$log) diagnostics (log: $${log#$(TOP)/})" >&2; \
 	exit 1; \
 fi; \
 other=$$(grep -Ec '(warning|error):' $$log)
 endef
+
+# cxib_gate(step, kver, log name, extra kbuild arguments): cxib.ko in build/kmod/<kver>.
+cxib_gate = $(call kbuild_gate,$(1) $(2),$(call kdir_of,$(2)),$(KMOD_DIR)/$(2),$(KMOD_DIR)/$(2)/$(3).log,$(CXIB_DIAG_RE),$(CXIB_KBUILD_ARGS) $(4))
+# ", N diagnostics outside cxib (see <log>)" after a gate, if there were any.
+gate_other = "$$( [ $$other = 0 ] || echo ", $$other diagnostics outside cxib (see $${log\#$(TOP)/})")"
 
 # ---- module: the in-tree build a developer runs -------------------------------------
 
@@ -85,8 +90,7 @@ module:
 		echo "module: no kernel build directory $(KDIR) (install linux-headers-$(KVER), or set KDIR=)" >&2; \
 		exit 1; \
 	fi
-	+$(MAKE) -C $(KDIR) M=$(TOP) CXIB_VERSION=$(CXIB_VERSION) CXIB_CONFIG_DIR=$(CXIB_CONFIG_DIR) \
-		modules
+	+$(MAKE) -C $(KDIR) M=$(TOP) $(CXIB_KBUILD_ARGS) modules
 	@echo "module: drivers/infiniband/hw/cxib/cxib.ko for $(KVER), version $(CXIB_VERSION)"
 
 # ---- modules-all and build/kmod/<kver>/cxib.ko ---------------------------------------
@@ -99,12 +103,11 @@ endif
 	@for ko in $^; do echo "modules-all: $${ko#$(TOP)/}"; done
 
 $(KMOD_DIR)/%/cxib.ko: FORCE
-	+@$(call kmod_mirror,$(KMOD_DIR)/$*)
-	+@$(call kmod_kbuild,$*,build); \
+	+@$(call kmod_mirror,$(KMOD_DIR)/$*,$(KMOD_SRC_ROOTS))
+	+@$(call cxib_gate,build,$*,build); \
 	ko=$$tree/drivers/infiniband/hw/cxib/cxib.ko; \
 	cmp -s $$ko $@ || cp -p $$ko $@; \
-	printf '%-10s %-24s ok, W=1 clean, %ss%s\n' build $* $$(( $$(date +%s) - t0 )) \
-		"$$( [ $$other = 0 ] || echo ", $$other diagnostics outside cxib (see $${log#$(TOP)/})")"
+	printf '%-10s %-24s ok, W=1 clean, %ss%s\n' build $* $$(( $$(date +%s) - t0 )) $(gate_other)
 
 FORCE:
 
@@ -118,10 +121,9 @@ sparse: $(KMOD_SPARSE)
 # C=2 checks every file whether or not it is rebuilt; the tree is already built, so this
 # runs sparse only.
 $(KMOD_SPARSE): sparse-%: $(KMOD_DIR)/%/cxib.ko
-	+@$(call kmod_kbuild,$*,sparse,C=2 CF="-D__CHECK_ENDIAN__"); \
+	+@$(call cxib_gate,sparse,$*,sparse,C=2 CF="-D__CHECK_ENDIAN__"); \
 	printf '%-10s %-24s ok, %s files clean, %ss%s\n' sparse $* \
-		$$(grep -c '^ *CHECK ' $$log) $$(( $$(date +%s) - t0 )) \
-		"$$( [ $$other = 0 ] || echo ", $$other diagnostics outside cxib (see $${log#$(TOP)/})")"
+		$$(grep -c '^ *CHECK ' $$log) $$(( $$(date +%s) - t0 )) $(gate_other)
 
 # ---- checkpatch ---------------------------------------------------------------------
 

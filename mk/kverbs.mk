@@ -2,10 +2,10 @@
 #
 # kverbs.ko, the kernel verbs traffic client of the kverbs lab scenario (tests/e2e/kverbs/,
 # tests/e2e/kverbs.sh).  Included by the top-level Makefile after mk/driver.mk and
-# mk/lab.mk, whose KMOD_KVERS, kdir_of and FORCE it uses.
+# mk/lab.mk, whose KMOD_KVERS, kdir_of, kmod_mirror, kbuild_gate and FORCE it uses.
 #
 #   kverbs        kverbs.ko for Debian's 6.12 and 6.1 kernels, W=1, each built in its own
-#                 tree of symlinks build/kverbs/<kver>/tree/ and copied to
+#                 tree of symlinks build/kverbs/<kver>/tree/tests/e2e/kverbs/ and copied to
 #                 build/kverbs/<kver>/kverbs.ko
 #   checkpatch-kverbs  checkpatch.pl --strict over tests/e2e/kverbs
 #   clean-kverbs  remove build/kverbs
@@ -28,21 +28,8 @@ kverbs: $(KVERBS_KOS)
 	@for ko in $^; do echo "kverbs: $${ko#$(TOP)/}"; done
 
 $(KVERBS_DIR)/%/kverbs.ko: FORCE
-	@t0=$$(date +%s); tree=$(KVERBS_DIR)/$*/tree; log=$(KVERBS_DIR)/$*/build.log; \
-	if [ ! -d $(call kdir_of,$*)/ ]; then \
-		echo "kverbs $*: no kernel build directory $(call kdir_of,$*) (scripts/setup installs the headers)" >&2; \
-		exit 1; \
-	fi; \
-	mkdir -p $$tree && \
-	for f in $(KVERBS_SRC)/Kbuild $(KVERBS_SRC)/*.[ch]; do ln -sfn $$f $$tree/; done && \
-	find $$tree -xtype l -delete && \
-	$(MAKE) -C $(call kdir_of,$*) M=$$tree W=1 modules >$$log 2>&1 || { \
-		cat $$log >&2; echo "kverbs $*: FAILED (log: $${log#$(TOP)/})" >&2; exit 1; }; \
-	if grep -Eq '$(KVERBS_DIAG_RE)' $$log; then \
-		cat $$log >&2; find $$tree -name '*.o' -type f -delete; \
-		echo "kverbs $*: FAILED, $$(grep -Ec '$(KVERBS_DIAG_RE)' $$log) diagnostics (log: $${log#$(TOP)/})" >&2; \
-		exit 1; \
-	fi; \
+	+@$(call kmod_mirror,$(KVERBS_DIR)/$*/tree,tests/e2e/kverbs)
+	+@$(call kbuild_gate,kverbs $*,$(call kdir_of,$*),$(KVERBS_DIR)/$*/tree/tests/e2e/kverbs,$(KVERBS_DIR)/$*/build.log,$(KVERBS_DIAG_RE)); \
 	cmp -s $$tree/kverbs.ko $@ || cp -p $$tree/kverbs.ko $@; \
 	printf '%-10s %-24s ok, W=1 clean, %ss\n' kverbs $* $$(( $$(date +%s) - t0 ))
 
