@@ -521,14 +521,15 @@ static inline struct cxib_cq *to_cxib_cq(struct ib_cq *ibcq)
 }
 
 /**
- * struct cxib_srq - a shared receive queue (kernel consumers only)
+ * struct cxib_srq - a shared receive queue, a kernel or a user one
  * @ibsrq: the RDMA core's SRQ; first, as INIT_RDMA_OBJ_SIZE requires
  * @lock: serialises posting and freeing WQEs (post_srq_recv and the CQ poller)
  * @buf: 2^@log_size WQEs of 2^@log_stride bytes, each a struct cxib_wqe_srq_next_seg
  *	followed by up to @max_gs data segments
  * @dbr: doorbell record: dword 0 the WQE counter (CXIB_SRQ_DB_WQE_COUNTER)
  * @wrid: wr_id of each posted WQE, by WQE index
- * @srqn: the SRQ number, from CREATE_SRQ
+ * @srqn: the number CREATE_SRQ (ISSI 0) or CREATE_RMP (ISSI 1) returned, which QPs, CQEs
+ *	and SRQ events carry
  * @log_size: log2 of the number of WQEs; one WQE always stays on the free list as its
  *	tail, so at most 2^@log_size - 1 receives are posted at once
  * @log_stride: log2 of the WQE size in bytes
@@ -1106,6 +1107,9 @@ int cxib_srq_geometry(const struct cxib_caps *caps, u32 max_wr, u32 max_sge, u8 
 		      u8 *log_stride);
 int cxib_srq_event_type(u8 event_type);
 u32 cxib_srq_max_sge(const struct cxib_caps *caps);
+u32 cxib_srq_max_page_offset(u16 issi);
+void cxib_srq_fill_srqc(const struct cxib_srq *srq, u32 pdn, struct cxib_srqc *srqc);
+void cxib_srq_fill_rmpc(const struct cxib_srq *srq, u32 pdn, struct cxib_rmpc *rmpc);
 void cxib_srq_event(struct cxib_dev *dev, u32 srqn, u8 event_type);
 
 /* mcast.c: multicast */

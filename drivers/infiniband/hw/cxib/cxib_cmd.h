@@ -5,8 +5,8 @@
  *
  *   fw.c        function life cycle, firmware pages, registers and capabilities, adapter
  *               and UARs, event queues, management datagrams
- *   fw_verbs.c  the verbs resources: PDs, memory keys, CQs, QPs, SRQs, multicast groups,
- *               Q counters
+ *   fw_verbs.c  the verbs resources: PDs, memory keys, CQs, QPs, SRQs (and the RMPs of
+ *               ISSI 1), multicast groups, Q counters
  *
  * Only these three files lay out a command's input or read its output; the rest of the
  * driver calls the cxib_cmd_*() functions with C types and the contexts of
@@ -28,6 +28,18 @@
 
 struct cxib_dev;
 struct dma_pool;
+
+/**
+ * struct cxib_rmpc - an RMP context with its work queue context (CXIB_RMPC_*, and
+ *	CXIB_WQC_* at CXIB_RMPC_WQ_OFFSET), without the PAS list that follows it in
+ *	CREATE_RMP: what ISSI 1 creates a basic SRQ from and QUERY_RMP returns
+ * @dw: the context, big-endian dwords
+ */
+struct cxib_rmpc {
+	__be32 dw[CXIB_RMPC_SIZE / 4];
+};
+
+static_assert(sizeof(struct cxib_rmpc) == CXIB_RMPC_SIZE);
 
 /* ---- The queue engine (cmd.c) ------------------------------------------------------ */
 
@@ -247,6 +259,12 @@ int cxib_cmd_create_srq(struct cxib_dev *dev, const struct cxib_srqc *srqc,
 int cxib_cmd_destroy_srq(struct cxib_dev *dev, u32 srqn);
 int cxib_cmd_arm_srq(struct cxib_dev *dev, u32 srqn, u16 lwm);
 int cxib_cmd_query_srq(struct cxib_dev *dev, u32 srqn, struct cxib_srqc *srqc);
+int cxib_cmd_create_rmp(struct cxib_dev *dev, const struct cxib_rmpc *rmpc,
+			const dma_addr_t *pas, u32 npas, u32 *rmpn);
+int cxib_cmd_destroy_rmp(struct cxib_dev *dev, u32 rmpn);
+void cxib_rmp_build_arm(void *in, u32 rmpn, u16 lwm);
+int cxib_cmd_arm_rmp(struct cxib_dev *dev, u32 rmpn, u16 lwm);
+int cxib_cmd_query_rmp(struct cxib_dev *dev, u32 rmpn, struct cxib_rmpc *rmpc);
 void cxib_mcg_build_cmd(void *in, u16 opcode, u32 qpn, const union ib_gid *gid);
 int cxib_cmd_attach_to_mcg(struct cxib_dev *dev, u32 qpn, const union ib_gid *gid);
 int cxib_cmd_detach_from_mcg(struct cxib_dev *dev, u32 qpn, const union ib_gid *gid);

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * cxib: the commands of the verbs resources (PRM §5): PDs, memory keys, CQs, QPs and their
- * state transitions, SRQs, multicast groups and Q counters, one typed function each, built
- * like fw.c's on the queue engine in cmd.c.
+ * state transitions, SRQs (CREATE_SRQ at ISSI 0, the RMPs of ISSI 1), multicast groups and
+ * Q counters, one typed function each, built like fw.c's on the queue engine in cmd.c.
  *
  * The verbs files build a resource's context (struct cxib_cqc, struct cxib_qpc, ...) and
  * hand it here; they never see a command's input or output.  Every function sleeps.
@@ -137,8 +137,8 @@ int cxib_cmd_query_mkey(struct cxib_dev *dev, u32 mkey_index, struct cxib_mkc *m
 /* ---- Queues: what CREATE and QUERY of a CQ, QP and SRQ share --------------------------- */
 
 /*
- * Create a queue (CREATE_CQ, CREATE_QP, CREATE_SRQ): the header, the context (@ctx_len
- * bytes at @ctx_off) and the PAS list at @pas_off, which ends the input; the
+ * Create a queue (CREATE_CQ, CREATE_QP, CREATE_SRQ, CREATE_RMP): the header, the context
+ * (@ctx_len bytes at @ctx_off) and the PAS list at @pas_off, which ends the input; the
  * @outlen-byte output in @out.
  */
 static int cxib_cmd_create_queue(struct cxib_dev *dev, u16 opcode, const void *ctx,
@@ -161,9 +161,9 @@ static int cxib_cmd_create_queue(struct cxib_dev *dev, u16 opcode, const void *c
 }
 
 /*
- * Query a queue (QUERY_CQ, QUERY_QP, QUERY_SRQ): @in is the input with its header and the
- * queue's number; the context, @ctx_len bytes at @ctx_off of the @outlen-byte output, is
- * copied to @ctx.
+ * Query a queue (QUERY_CQ, QUERY_QP, QUERY_SRQ, QUERY_RMP): @in is the input with its
+ * header and the queue's number; the context, @ctx_len bytes at @ctx_off of the
+ * @outlen-byte output, is copied to @ctx.
  */
 static int cxib_cmd_query_queue(struct cxib_dev *dev, const void *in, u32 inlen, u32 outlen,
 				u32 ctx_off, void *ctx, size_t ctx_len)
@@ -379,7 +379,7 @@ int cxib_cmd_query_qp(struct cxib_dev *dev, u32 qpn, struct cxib_qpc *qpc)
 /* ---- Shared receive queues -------------------------------------------------------------- */
 
 /**
- * cxib_cmd_create_srq() - CREATE_SRQ: create a shared receive queue
+ * cxib_cmd_create_srq() - CREATE_SRQ: create a shared receive queue (ISSI 0)
  * @dev: the device
  * @srqc: the SRQ's context (state, size, stride, page offset, PD, doorbell record)
  * @pas: bus addresses of the 4 KiB pages of the SRQ's buffer
@@ -404,7 +404,7 @@ int cxib_cmd_create_srq(struct cxib_dev *dev, const struct cxib_srqc *srqc,
 }
 
 /**
- * cxib_cmd_destroy_srq() - DESTROY_SRQ: destroy a shared receive queue
+ * cxib_cmd_destroy_srq() - DESTROY_SRQ: destroy a shared receive queue (ISSI 0)
  * @dev: the device
  * @srqn: the SRQ's number
  *
@@ -421,7 +421,7 @@ int cxib_cmd_destroy_srq(struct cxib_dev *dev, u32 srqn)
 }
 
 /**
- * cxib_cmd_arm_srq() - ARM_RQ (op_mod SRQ): arm an SRQ's limit event
+ * cxib_cmd_arm_srq() - ARM_RQ (op_mod SRQ): arm an SRQ's limit event (ISSI 0)
  * @dev: the device
  * @srqn: the SRQ's number
  * @lwm: the limit: the event comes once fewer WQEs are posted
@@ -440,7 +440,7 @@ int cxib_cmd_arm_srq(struct cxib_dev *dev, u32 srqn, u16 lwm)
 }
 
 /**
- * cxib_cmd_query_srq() - QUERY_SRQ: read a shared receive queue's context
+ * cxib_cmd_query_srq() - QUERY_SRQ: read a shared receive queue's context (ISSI 0)
  * @dev: the device
  * @srqn: the SRQ's number
  * @srqc: the context (state, armed limit, ...)
@@ -455,6 +455,118 @@ int cxib_cmd_query_srq(struct cxib_dev *dev, u32 srqn, struct cxib_srqc *srqc)
 	CXIB_SET(in, CXIB_QUERY_SRQ_IN_SRQN, srqn);
 	return cxib_cmd_query_queue(dev, in, sizeof(in), CXIB_QUERY_SRQ_OUT_LEN,
 				    CXIB_QUERY_SRQ_OUT_SRQC_OFFSET, srqc, sizeof(*srqc));
+}
+
+/* ---- Receive memory pools: the basic SRQs of ISSI 1 ------------------------------------- */
+
+/**
+ * cxib_cmd_create_rmp() - CREATE_RMP: create a receive memory pool (an ISSI 1 basic SRQ)
+ * @dev: the device
+ * @rmpc: the RMP's context: state RDY, and in its wq the linked-list ring (size, stride,
+ *	page size and offset), PD and doorbell record
+ * @pas: bus addresses of the 4 KiB pages of the ring
+ * @npas: number of pages
+ * @rmpn: the new RMP's number, which QPs (srqn_rmpn_xrqn), CQEs and SRQ events carry
+ *
+ * Return: 0 or a negative errno.
+ */
+int cxib_cmd_create_rmp(struct cxib_dev *dev, const struct cxib_rmpc *rmpc,
+			const dma_addr_t *pas, u32 npas, u32 *rmpn)
+{
+	__be32 out[CXIB_CREATE_RMP_OUT_LEN / 4] = {};
+	int err;
+
+	BUILD_BUG_ON(CXIB_CREATE_RMP_IN_LEN(0) != CXIB_CREATE_RMP_IN_PAS_OFFSET);
+	BUILD_BUG_ON(CXIB_CREATE_RMP_IN_RMPC_OFFSET + sizeof(*rmpc) !=
+		     CXIB_CREATE_RMP_IN_PAS_OFFSET);
+	err = cxib_cmd_create_queue(dev, CXIB_CMD_OP_CREATE_RMP, rmpc, sizeof(*rmpc),
+				    CXIB_CREATE_RMP_IN_RMPC_OFFSET, CXIB_CREATE_RMP_IN_PAS_OFFSET,
+				    pas, npas, out, sizeof(out));
+	if (!err)
+		*rmpn = CXIB_GET(out, CXIB_CREATE_RMP_OUT_RMPN);
+	return err;
+}
+
+/**
+ * cxib_cmd_destroy_rmp() - DESTROY_RMP: destroy a receive memory pool
+ * @dev: the device
+ * @rmpn: the RMP's number
+ *
+ * Return: 0 or a negative errno.
+ */
+int cxib_cmd_destroy_rmp(struct cxib_dev *dev, u32 rmpn)
+{
+	__be32 in[CXIB_DESTROY_RMP_IN_LEN / 4] = {};
+	__be32 out[CXIB_DESTROY_RMP_OUT_LEN / 4] = {};
+
+	cxib_cmd_hdr(in, CXIB_CMD_OP_DESTROY_RMP, 0);
+	CXIB_SET(in, CXIB_DESTROY_RMP_IN_RMPN, rmpn);
+	return cxib_cmd_exec(dev, in, sizeof(in), out, sizeof(out));
+}
+
+/**
+ * cxib_rmp_build_arm() - the input of MODIFY_RMP that sets an RMP's limit
+ * @in: CXIB_MODIFY_RMP_IN_LEN zeroed bytes
+ * @rmpn: the RMP
+ * @lwm: the limit (0 disarms)
+ *
+ * An RDY RMP stays RDY (rmp_state the current state, the rmpc's state the next); the
+ * bitmask selects the wq's lwm, the only field that changes.
+ */
+void cxib_rmp_build_arm(void *in, u32 rmpn, u16 lwm)
+{
+	__be32 *rmpc = in + CXIB_MODIFY_RMP_IN_RMPC_OFFSET;
+
+	cxib_cmd_hdr(in, CXIB_CMD_OP_MODIFY_RMP, 0);
+	CXIB_SET(in, CXIB_MODIFY_RMP_IN_RMP_STATE, CXIB_RMPC_STATE_RDY);
+	CXIB_SET(in, CXIB_MODIFY_RMP_IN_RMPN, rmpn);
+	CXIB_SET64(in, CXIB_MODIFY_RMP_IN_BITMASK, CXIB_RMP_BITMASK_LWM);
+	CXIB_SET(rmpc, CXIB_RMPC_STATE, CXIB_RMPC_STATE_RDY);
+	CXIB_SET(rmpc + CXIB_RMPC_WQ_OFFSET / 4, CXIB_WQC_LWM, lwm);
+}
+
+/**
+ * cxib_cmd_arm_rmp() - MODIFY_RMP of the lwm: arm an RMP's limit event (ISSI 1's ARM_RQ)
+ * @dev: the device
+ * @rmpn: the RMP's number
+ * @lwm: the limit: the event comes once fewer WQEs are posted
+ *
+ * Return: 0 or a negative errno (also when the RMP is in error: nothing leaves ERR).
+ */
+int cxib_cmd_arm_rmp(struct cxib_dev *dev, u32 rmpn, u16 lwm)
+{
+	__be32 out[CXIB_MODIFY_RMP_OUT_LEN / 4] = {};
+	void *in;
+	int err;
+
+	BUILD_BUG_ON(CXIB_MODIFY_RMP_IN_RMPC_OFFSET + sizeof(struct cxib_rmpc) !=
+		     CXIB_MODIFY_RMP_IN_LEN);
+	in = kvzalloc(CXIB_MODIFY_RMP_IN_LEN, GFP_KERNEL);
+	if (!in)
+		return -ENOMEM;
+	cxib_rmp_build_arm(in, rmpn, lwm);
+	err = cxib_cmd_exec(dev, in, CXIB_MODIFY_RMP_IN_LEN, out, sizeof(out));
+	kvfree(in);
+	return err;
+}
+
+/**
+ * cxib_cmd_query_rmp() - QUERY_RMP: read a receive memory pool's context
+ * @dev: the device
+ * @rmpn: the RMP's number
+ * @rmpc: the context (state; in the wq the armed lwm, ...)
+ *
+ * Return: 0 or a negative errno.
+ */
+int cxib_cmd_query_rmp(struct cxib_dev *dev, u32 rmpn, struct cxib_rmpc *rmpc)
+{
+	__be32 in[CXIB_QUERY_RMP_IN_LEN / 4] = {};
+
+	BUILD_BUG_ON(CXIB_QUERY_RMP_OUT_RMPC_OFFSET + sizeof(*rmpc) != CXIB_QUERY_RMP_OUT_LEN);
+	cxib_cmd_hdr(in, CXIB_CMD_OP_QUERY_RMP, 0);
+	CXIB_SET(in, CXIB_QUERY_RMP_IN_RMPN, rmpn);
+	return cxib_cmd_query_queue(dev, in, sizeof(in), CXIB_QUERY_RMP_OUT_LEN,
+				    CXIB_QUERY_RMP_OUT_RMPC_OFFSET, rmpc, sizeof(*rmpc));
 }
 
 /* ---- Multicast groups ------------------------------------------------------------------- */

@@ -381,6 +381,7 @@ static void cxib_qp_fill_create_qpc(struct cxib_dev *dev, struct cxib_qp *qp,
 		CXIB_SET(qpc, CXIB_QPC_ULP_STATELESS_OFFLOAD_MODE, CXIB_QPC_ULP_OFFLOAD_IPOIB_UD);
 	if (qp->srq) {
 		CXIB_SET(qpc, CXIB_QPC_RQ_TYPE, CXIB_QPC_RQ_TYPE_SRQ);
+		/* the SRQ's number, an RMP's at ISSI 1 (srq.c) */
 		CXIB_SET(qpc, CXIB_QPC_SRQN_RMPN_XRQN, qp->srq->srqn);
 	} else if (!qp->rq.max_wr) {
 		CXIB_SET(qpc, CXIB_QPC_RQ_TYPE, CXIB_QPC_RQ_TYPE_ZERO_SIZE_RQ);

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * cxib: shared receive queues (PRM §5.6 CREATE_SRQ / DESTROY_SRQ / QUERY_SRQ / ARM_RQ, §6
- * SRQ WQEs).  One creation path for kernel and user SRQs: the ring's geometry comes from
- * the core attributes either way; a kernel SRQ's ring is the driver's, a user SRQ's is
- * libmlx5's, pinned (libmlx5 links and posts its WQEs itself).
+ * cxib: shared receive queues (PRM §5.6, §6 SRQ WQEs).  One creation path for kernel and
+ * user SRQs: the ring's geometry comes from the core attributes either way; a kernel SRQ's
+ * ring is the driver's, a user SRQ's is libmlx5's, pinned (libmlx5 links and posts its
+ * WQEs itself).
  *
  * An SRQ is a ring of 2^log_size WQEs of 2^log_stride bytes; each WQE starts with a next
  * segment whose next_wqe_index links the free WQEs into a list, followed by the scatter
@@ -19,8 +19,14 @@
  * device's SRQ table under the table's interrupt-safe lock, holding a reference while they
  * call the consumer; destroy takes the SRQ out of the table and waits for those references.
  *
- * ISSI 0's CREATE_SRQ is used whatever ISSI was negotiated (the model implements it in both);
- * real ISSI 1 firmware wants RMP objects for basic SRQs instead.
+ * The device's object depends on the ISSI the driver negotiated (hca.c), as in mlx5's
+ * srq_cmd.c: the SRQ commands (CREATE_SRQ / DESTROY_SRQ / QUERY_SRQ / ARM_RQ, an srqc) are
+ * ISSI 0's; at ISSI 1 a basic SRQ is a receive memory pool (CREATE_RMP / DESTROY_RMP /
+ * QUERY_RMP, and MODIFY_RMP of the wq's lwm to arm the limit), an rmpc whose wq context
+ * describes the same linked-list ring.  Everything else is the same for both: the number
+ * the device returns (srqn or rmpn) is what a QP's srqn_rmpn_xrqn, a CQE's srqn, the SRQ
+ * events (SRQ_RQ_LIMIT, SRQ_CATAS_ERROR with the number in the EQE's srqn) and libmlx5's
+ * create_srq response carry.
  */
 
 #include <linux/kernel.h>
@@ -231,18 +237,103 @@ static void cxib_srq_free_mem(struct cxib_dev *dev, struct cxib_srq *srq)
 	cxib_frag_buf_free(dev, &srq->buf);
 }
 
-/* The context CREATE_SRQ gets for @srq, its ring and doorbell record set up. */
-static void cxib_srq_fill_srqc(const struct cxib_srq *srq, u32 pdn, struct cxib_srqc *srqc)
+/* ---- The device's object: an SRQ (ISSI 0) or an RMP (ISSI 1) ---------------------------- */
+
+/* Whether the device holds the basic SRQs as RMPs: at ISSI 1 (the SRQ commands are ISSI 0's). */
+static bool cxib_srq_is_rmp(const struct cxib_dev *dev)
+{
+	return dev->issi != CXIB_ISSI_0;
+}
+
+/**
+ * cxib_srq_max_page_offset() - the farthest into its first page an SRQ's ring may start
+ * @issi: the ISSI in use (CXIB_ISSI_*)
+ *
+ * In the page_offset units of the 4 KiB pages cxib hands the device (64 bytes): the
+ * srqc's field reaches every unit of a page, the wq of an RMP has one bit less and reaches
+ * only the first half, so at ISSI 1 a user SRQ's buffer must start there (mlx5_ib refuses
+ * the others too).
+ *
+ * Return: the largest page_offset the context for @issi holds.
+ */
+u32 cxib_srq_max_page_offset(u16 issi)
+{
+	return issi == CXIB_ISSI_0 ? CXIB_FIELD_MAX(CXIB_SRQC_PAGE_OFFSET) :
+				     CXIB_FIELD_MAX(CXIB_WQC_PAGE_OFFSET);
+}
+
+/* Where @srq's ring starts in its first page: libmlx5's choice for a user SRQ, else 0. */
+static u8 cxib_srq_page_offset(const struct cxib_srq *srq)
+{
+	return srq->uq ? srq->uq->page_offset : 0;
+}
+
+/**
+ * cxib_srq_fill_srqc() - the context CREATE_SRQ (ISSI 0) gets for an SRQ
+ * @srq: the SRQ, its ring and doorbell record set up
+ * @pdn: its PD
+ * @srqc: the context, zeroed
+ */
+void cxib_srq_fill_srqc(const struct cxib_srq *srq, u32 pdn, struct cxib_srqc *srqc)
 {
 	CXIB_SET(srqc, CXIB_SRQC_STATE, CXIB_SRQC_STATE_GOOD);
 	CXIB_SET(srqc, CXIB_SRQC_LOG_SRQ_SIZE, srq->log_size);
 	/* the stride in 16-byte units, log2, as the QP's RQ stride is encoded */
-	CXIB_SET(srqc, CXIB_SRQC_LOG_RQ_STRIDE, srq->log_stride - ilog2(CXIB_WQE_DS_SIZE));
-	/* a user SRQ's buffer starts where libmlx5 put it in its first page */
-	CXIB_SET(srqc, CXIB_SRQC_PAGE_OFFSET, srq->uq ? srq->uq->page_offset : 0);
+	CXIB_SET(srqc, CXIB_SRQC_LOG_RQ_STRIDE, srq->log_stride - CXIB_SRQC_LOG_RQ_STRIDE_BASE);
+	CXIB_SET(srqc, CXIB_SRQC_PAGE_OFFSET, cxib_srq_page_offset(srq));
 	CXIB_SET(srqc, CXIB_SRQC_LOG_PAGE_SIZE, 0);	/* 4 KiB pieces */
 	CXIB_SET(srqc, CXIB_SRQC_PD, pdn);
 	CXIB_SET64(srqc, CXIB_SRQC_DBR_ADDR, srq->dbr.dma);
+}
+
+/**
+ * cxib_srq_fill_rmpc() - the context CREATE_RMP (ISSI 1) gets for an SRQ
+ * @srq: the SRQ, its ring and doorbell record set up; a user SRQ's page offset within
+ *	cxib_srq_max_page_offset(CXIB_ISSI_1)
+ * @pdn: its PD
+ * @rmpc: the context, zeroed
+ *
+ * The RMP is created ready; its wq describes the same ring as an srqc would: linked-list
+ * WQEs (not cyclic ones, basic_cyclic_rcv_wqe 0), no limit armed, no WQE signature.
+ */
+void cxib_srq_fill_rmpc(const struct cxib_srq *srq, u32 pdn, struct cxib_rmpc *rmpc)
+{
+	__be32 *wq = rmpc->dw + CXIB_RMPC_WQ_OFFSET / 4;
+
+	CXIB_SET(rmpc->dw, CXIB_RMPC_STATE, CXIB_RMPC_STATE_RDY);
+	CXIB_SET(wq, CXIB_WQC_WQ_TYPE, CXIB_WQ_TYPE_LINKED_LIST);
+	CXIB_SET(wq, CXIB_WQC_PAGE_OFFSET, cxib_srq_page_offset(srq));
+	CXIB_SET(wq, CXIB_WQC_PD, pdn);
+	CXIB_SET64(wq, CXIB_WQC_DBR_ADDR, srq->dbr.dma);
+	/* the stride's own log2, not the srqc's 16-byte units */
+	CXIB_SET(wq, CXIB_WQC_LOG_WQ_STRIDE, srq->log_stride);
+	CXIB_SET(wq, CXIB_WQC_LOG_WQ_PG_SZ, 0);		/* 4 KiB pieces */
+	CXIB_SET(wq, CXIB_WQC_LOG_WQ_SZ, srq->log_size);
+}
+
+/* Create @srq in the device (CREATE_SRQ or CREATE_RMP): srq->srqn is its number. */
+static int cxib_srq_create_obj(struct cxib_dev *dev, struct cxib_srq *srq, u32 pdn)
+{
+	if (cxib_srq_is_rmp(dev)) {
+		struct cxib_rmpc rmpc = {};
+
+		cxib_srq_fill_rmpc(srq, pdn, &rmpc);
+		return cxib_cmd_create_rmp(dev, &rmpc, srq->buf.dma, srq->buf.npages,
+					   &srq->srqn);
+	} else {
+		struct cxib_srqc srqc = {};
+
+		cxib_srq_fill_srqc(srq, pdn, &srqc);
+		return cxib_cmd_create_srq(dev, &srqc, srq->buf.dma, srq->buf.npages,
+					   &srq->srqn);
+	}
+}
+
+static int cxib_srq_destroy_obj(struct cxib_dev *dev, struct cxib_srq *srq)
+{
+	if (cxib_srq_is_rmp(dev))
+		return cxib_cmd_destroy_rmp(dev, srq->srqn);
+	return cxib_cmd_destroy_srq(dev, srq->srqn);
 }
 
 /**
@@ -263,7 +354,6 @@ int cxib_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *attr,
 	struct cxib_dev *dev = to_cxib_dev(ibsrq->device);
 	struct cxib_srq *srq = to_cxib_srq(ibsrq);
 	struct cxib_uq_req ureq = {};
-	struct cxib_srqc srqc = {};
 	u8 page_offset;
 	int err;
 
@@ -293,6 +383,12 @@ int cxib_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *attr,
 		err = cxib_uq_buf_offset(ureq.buf_addr, BIT(srq->log_stride), &page_offset);
 		if (err)
 			return err;
+		if (page_offset > cxib_srq_max_page_offset(dev->issi)) {
+			ibdev_dbg(&dev->ibdev,
+				  "user SRQ ring at 0x%llx: too far into its page for an RMP\n",
+				  ureq.buf_addr);
+			return -EINVAL;
+		}
 		uq = cxib_uq_create(dev, uctx, &ureq, BIT(srq->log_size + srq->log_stride),
 				    &srq->buf, &srq->dbr);
 		if (IS_ERR(uq))
@@ -314,10 +410,9 @@ int cxib_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *attr,
 	cxib_srq_init_free_list(srq);
 
 create:
-	cxib_srq_fill_srqc(srq, to_cxib_pd(ibsrq->pd)->pdn, &srqc);
-	err = cxib_cmd_create_srq(dev, &srqc, srq->buf.dma, srq->buf.npages, &srq->srqn);
+	err = cxib_srq_create_obj(dev, srq, to_cxib_pd(ibsrq->pd)->pdn);
 	if (err) {
-		ibdev_err(&dev->ibdev, "CREATE_SRQ (%u WQEs of %u bytes) failed: %d\n",
+		ibdev_err(&dev->ibdev, "creating an SRQ (%u WQEs of %u bytes) failed: %d\n",
 			  1u << srq->log_size, 1u << srq->log_stride, err);
 		goto err_free;
 	}
@@ -336,7 +431,7 @@ create:
 	return 0;
 
 err_destroy:
-	cxib_cmd_destroy_srq(dev, srq->srqn);
+	cxib_srq_destroy_obj(dev, srq);
 err_free:
 	cxib_srq_free_mem(dev, srq);
 	return err;
@@ -349,7 +444,8 @@ err_free:
  * @mask: IB_SRQ_LIMIT; resizing (IB_SRQ_MAX_WR) is not supported
  * @udata: unused
  *
- * Sleeps.  The device disarms the limit when it raises the event; the consumer re-arms.
+ * ARM_RQ, or for an RMP MODIFY_RMP of its lwm.  Sleeps.  The device disarms the limit when
+ * it raises the event; the consumer re-arms.
  *
  * Return: 0 or a negative errno.
  */
@@ -365,7 +461,30 @@ int cxib_modify_srq(struct ib_srq *ibsrq, struct ib_srq_attr *attr,
 		return 0;
 	if (attr->srq_limit >= BIT(srq->log_size) - 1)
 		return -EINVAL;
+	if (cxib_srq_is_rmp(dev))
+		return cxib_cmd_arm_rmp(dev, srq->srqn, attr->srq_limit);
 	return cxib_cmd_arm_srq(dev, srq->srqn, attr->srq_limit);
+}
+
+/* The device's limit of @srq (QUERY_SRQ, or QUERY_RMP's wq). */
+static int cxib_srq_query_lwm(struct cxib_dev *dev, struct cxib_srq *srq, u32 *lwm)
+{
+	int err;
+
+	if (cxib_srq_is_rmp(dev)) {
+		struct cxib_rmpc rmpc;
+
+		err = cxib_cmd_query_rmp(dev, srq->srqn, &rmpc);
+		if (!err)
+			*lwm = CXIB_GET(rmpc.dw + CXIB_RMPC_WQ_OFFSET / 4, CXIB_WQC_LWM);
+	} else {
+		struct cxib_srqc srqc;
+
+		err = cxib_cmd_query_srq(dev, srq->srqn, &srqc);
+		if (!err)
+			*lwm = CXIB_GET(&srqc, CXIB_SRQC_LWM);
+	}
+	return err;
 }
 
 /**
@@ -381,13 +500,11 @@ int cxib_query_srq(struct ib_srq *ibsrq, struct ib_srq_attr *attr)
 {
 	struct cxib_dev *dev = to_cxib_dev(ibsrq->device);
 	struct cxib_srq *srq = to_cxib_srq(ibsrq);
-	struct cxib_srqc srqc;
 	int err;
 
-	err = cxib_cmd_query_srq(dev, srq->srqn, &srqc);
+	err = cxib_srq_query_lwm(dev, srq, &attr->srq_limit);
 	if (err)
 		return err;
-	attr->srq_limit = CXIB_GET(&srqc, CXIB_SRQC_LWM);
 	attr->max_wr = BIT(srq->log_size) - 1;
 	attr->max_sge = srq->max_gs;
 	return 0;
@@ -408,9 +525,9 @@ int cxib_destroy_srq(struct ib_srq *ibsrq, struct ib_udata *udata)
 	struct cxib_srq *srq = to_cxib_srq(ibsrq);
 	int err;
 
-	err = cxib_cmd_destroy_srq(dev, srq->srqn);
+	err = cxib_srq_destroy_obj(dev, srq);
 	if (err && !cxib_dev_dead(dev)) {
-		ibdev_err(&dev->ibdev, "DESTROY_SRQ 0x%x failed: %d\n", srq->srqn, err);
+		ibdev_err(&dev->ibdev, "destroying SRQ 0x%x failed: %d\n", srq->srqn, err);
 		return err;
 	}
 	xa_erase_irq(&dev->srqs, srq->srqn);
