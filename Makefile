@@ -25,6 +25,7 @@ KDIR ?= /lib/modules/$(KVER)/build
 .PHONY: all check check-quick check-tiers check-quick-tiers help
 all: module
 
+include $(TOP)/mk/version.mk
 include $(TOP)/mk/driver.mk
 include $(TOP)/mk/model.mk
 include $(TOP)/mk/bench.mk

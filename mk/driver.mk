@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0-only
 #
 # The build tier: cxib.ko and its static checks.  Included by the top-level Makefile, which
-# sets TOP, KVER, KVER_612, KVER_61 and KDIR.
+# sets TOP, KVER, KVER_612, KVER_61 and KDIR, after mk/version.mk (CXIB_VERSION).
 #
 #   module        cxib.ko for $(KVER) from $(KDIR), built in the source tree
 #   modules-all   cxib.ko for Debian's 6.12 and 6.1 kernels with W=1, each built in its own
@@ -18,9 +18,6 @@
 
 .PHONY: module modules-all sparse checkpatch check-build clean-build clean FORCE
 
-# MODULE_VERSION, passed to kbuild so that every tree gets the same string: "git describe"
-# of the checkout, else the version at the top of debian/changelog.
-CXIB_VERSION := $(or $(if $(wildcard $(TOP)/.git),$(shell git -C $(TOP) describe --always --dirty 2>/dev/null)),$(shell sed -n '1s/^[^(]*(\([^)]*\)).*/\1/p' $(TOP)/debian/changelog 2>/dev/null),0.1)
 # The kernel feature probes' results, one directory per kernel release.
 CXIB_CONFIG_DIR := $(TOP)/build/compat
 
