@@ -232,6 +232,7 @@ static uint8_t cxfw_cmd_dispatch(struct cxfw_dev *dev, struct cxfw_cmd *cmd,
 {
 	enum cxfw_hca_state state;
 	uint16_t uid = (uint16_t)CXIB_GET(cmd->in, CXIB_CMD_IN_UID);
+	uint8_t status;
 
 	if (cmd->inlen < CXIB_CMD_IN_HDR_LEN)
 		return cxfw_fail(cmd, CXIB_CMD_STAT_BAD_INPUT_LEN,
@@ -261,6 +262,9 @@ static uint8_t cxfw_cmd_dispatch(struct cxfw_dev *dev, struct cxfw_cmd *cmd,
 	if (!(desc->states & CXFW_ST(state)))
 		return cxfw_fail(cmd, CXIB_CMD_STAT_BAD_SYS_STATE,
 				 CXFW_SYND(CXFW_SYND_BAD_STATE, state));
+	status = cxfw_strict_check(dev, cmd);
+	if (status != CXIB_CMD_STAT_OK)
+		return status;
 	return desc->exec(dev, cmd);
 }
 

@@ -154,6 +154,7 @@ static void cxfw_function_state_init(struct cxfw_dev *dev)
 {
 	dev->hca_state = CXFW_HCA_DISABLED;
 	dev->issi = CXIB_ISSI_0;
+	dev->issi_set = false;
 	dev->host_endianness = CXIB_HOST_ENDIANNESS_LITTLE;
 	dev->init_pages_requested = false;
 	memset(dev->uar_map, 0, sizeof(dev->uar_map));

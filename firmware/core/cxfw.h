@@ -81,6 +81,11 @@ struct cxfw_config {
 	 */
 	bool auto_activate;
 	uint16_t lid;
+	/*
+	 * Strict mode: refuse what real firmware refuses where being lenient would be easier
+	 * (the rules: firmware/core/strict.c, Documentation/model.md).  Default off.
+	 */
+	bool strict;
 	const char *node_desc;		/* NodeDescription; NULL: "cxib node <serial>" */
 };
 

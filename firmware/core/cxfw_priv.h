@@ -96,6 +96,7 @@ enum {
 	CXFW_SYND_NO_RES	= 0x15,	/* detail: 0 */
 	CXFW_SYND_PAGES		= 0x16,	/* detail: page count still missing */
 	CXFW_SYND_BAD_PAGE	= 0x17,	/* detail: entry index of the bad page address */
+	CXFW_SYND_ORDER		= 0x18,	/* detail: opcode of the command that must come first */
 	CXFW_SYND_BAD_INLEN	= 0x1e,	/* detail: input_length (saturated) */
 	CXFW_SYND_BAD_OUTLEN	= 0x1f,	/* detail: output_length (saturated) */
 };
@@ -392,6 +393,7 @@ struct cxfw_dev {
 	enum cxfw_hca_state hca_state;
 	uint16_t issi;
 	uint64_t cmd_trace_seq;		/* next command-trace line's number (never reset) */
+	bool issi_set;			/* SET_ISSI ran since ENABLE_HCA (strict.c) */
 	struct cxib_hca_cap cap_max, cap_cur;			/* general (type 0) */
 	struct cxib_hca_cap atomic_cap_max, atomic_cap_cur;	/* atomic (type 3) */
 	uint8_t host_endianness;
@@ -488,6 +490,9 @@ void cxfw_cmd_process(struct cxfw_dev *dev);
 
 /* cmdtrace.c: the trace line of an executed command (@name NULL: unknown opcode). */
 #define CXFW_TRACE_LINE_MAX	2048
+
+/* strict.c: the strict-mode rules for a command about to run; its status (0: run it). */
+uint8_t cxfw_strict_check(struct cxfw_dev *dev, struct cxfw_cmd *cmd);
 void cxfw_cmd_trace(struct cxfw_dev *dev, const struct cxfw_cmd *cmd, const char *name,
 		    uint8_t status);
 bool cxfw_cmd_checksums(struct cxfw_dev *dev);

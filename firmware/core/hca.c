@@ -226,6 +226,7 @@ uint8_t cxfw_cmd_enable_hca(struct cxfw_dev *dev, struct cxfw_cmd *cmd)
 	pthread_mutex_lock(&dev->lock);
 	dev->hca_state = CXFW_HCA_ENABLED;
 	dev->issi = CXIB_ISSI_0;
+	dev->issi_set = false;
 	dev->init_pages_requested = false;
 	cxfw_hca_caps_init(dev);
 	memcpy(dev->cur_node_desc, dev->node_desc, sizeof(dev->cur_node_desc));
@@ -267,6 +268,7 @@ uint8_t cxfw_cmd_set_issi(struct cxfw_dev *dev, struct cxfw_cmd *cmd)
 		return cxfw_fail(cmd, CXIB_CMD_STAT_BAD_PARAM, CXFW_SYND(CXFW_SYND_BAD_PARAM, issi));
 	pthread_mutex_lock(&dev->lock);
 	dev->issi = (uint16_t)issi;
+	dev->issi_set = true;
 	pthread_mutex_unlock(&dev->lock);
 	return CXIB_CMD_STAT_OK;
 }

@@ -112,6 +112,7 @@ struct CxibPciState {
 	bool cable_listen;
 	bool loopback;			/* a loopback plug instead of a cable */
 	bool auto_activate;		/* cfg.auto_activate: no subnet manager needed */
+	bool strict;			/* cfg.strict: firmware/core/strict.c */
 
 	char *name;			/* "cxib-pci" or "cxib-pci <id>", for messages */
 	MemoryRegion bar0;
@@ -1066,6 +1067,7 @@ static void cxib_pci_realize(PCIDevice *pdev, Error **errp)
 	cfg.serial = s->serial;
 	cfg.init_delay_ms = s->init_delay_ms;
 	cfg.auto_activate = s->auto_activate;
+	cfg.strict = s->strict;
 	cfg.num_msix = s->msix_vectors;
 	cfg.num_ports = CXIB_PCI_NUM_PORTS;
 	s->plat = (struct cxfw_platform) {
@@ -1170,6 +1172,7 @@ static Property cxib_pci_properties[] = {
 	DEFINE_PROP_BOOL("cable-listen", CxibPciState, cable_listen, false),
 	DEFINE_PROP_BOOL("loopback", CxibPciState, loopback, false),
 	DEFINE_PROP_BOOL("auto-activate", CxibPciState, auto_activate, true),
+	DEFINE_PROP_BOOL("strict", CxibPciState, strict, false),
 	DEFINE_PROP_END_OF_LIST(),
 };
 
@@ -1185,6 +1188,7 @@ static const struct {
 	{ "cable-listen", "listen on the cable path instead of connecting to it" },
 	{ "loopback", "a loopback plug on port 1: link up, packets sent come back in" },
 	{ "auto-activate", "port ACTIVE with its own LID once the link is up (off: INIT, for an SM)" },
+	{ "strict", "refuse what real firmware refuses even where lenient is easier (strict.c)" },
 };
 
 static void cxib_pci_class_init(ObjectClass *klass, void *data)

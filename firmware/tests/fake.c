@@ -369,6 +369,9 @@ long fake_cable_pump_time(struct fake_cable *c, uint64_t step_ns, uint64_t total
 	}
 }
 
+static void fake_append(char **buf, size_t *len, size_t *cap, unsigned int *lines,
+			const char *line);
+
 static void fake_log(void *opaque, enum cxfw_log_level level, const char *msg)
 {
 	struct fake *fk = opaque;
@@ -377,34 +380,51 @@ static void fake_log(void *opaque, enum cxfw_log_level level, const char *msg)
 	if ((unsigned int)level < 3)
 		fk->logs[level]++;
 	snprintf(fk->last_log, sizeof(fk->last_log), "%s", msg);
+	fake_append(&fk->log, &fk->log_len, &fk->log_cap, &fk->log_lines, msg);
 	if (fk->verbose)
 		fprintf(stderr, "  [log %d] %s\n", (int)level, msg);
 	pthread_mutex_unlock(&fk->lock);
 }
 
+/* Append @line and a newline to the growing buffer *@buf; lock held (dropped: no memory). */
+static void fake_append(char **buf, size_t *len, size_t *cap, unsigned int *lines,
+			const char *line)
+{
+	size_t n = strlen(line) + 1;
+
+	if (*len + n + 1 > *cap) {
+		size_t c = (*cap ? 2 * *cap : 4096) + n;
+		char *p = realloc(*buf, c);
+
+		if (!p)
+			return;
+		*buf = p;
+		*cap = c;
+	}
+	memcpy(*buf + *len, line, n - 1);
+	(*buf)[*len + n - 1] = '\n';
+	*len += n;
+	(*buf)[*len] = 0;
+	(*lines)++;
+}
+
 static void fake_cmd_trace(void *opaque, const char *line)
 {
 	struct fake *fk = opaque;
-	size_t n = strlen(line) + 1;
 
 	pthread_mutex_lock(&fk->lock);
-	if (fk->trace_len + n + 1 > fk->trace_cap) {
-		size_t cap = (fk->trace_cap ? 2 * fk->trace_cap : 4096) + n;
-		char *p = realloc(fk->trace, cap);
-
-		if (!p) {
-			pthread_mutex_unlock(&fk->lock);
-			return;
-		}
-		fk->trace = p;
-		fk->trace_cap = cap;
-	}
-	memcpy(fk->trace + fk->trace_len, line, n - 1);
-	fk->trace[fk->trace_len + n - 1] = '\n';
-	fk->trace_len += n;
-	fk->trace[fk->trace_len] = 0;
-	fk->trace_lines++;
+	fake_append(&fk->trace, &fk->trace_len, &fk->trace_cap, &fk->trace_lines, line);
 	pthread_mutex_unlock(&fk->lock);
+}
+
+bool fake_log_has(struct fake *fk, const char *needle)
+{
+	bool has;
+
+	pthread_mutex_lock(&fk->lock);
+	has = fk->log && strstr(fk->log, needle);
+	pthread_mutex_unlock(&fk->lock);
+	return has;
 }
 
 const char *fake_trace_find(struct fake *fk, unsigned int from, const char *needle,
@@ -454,6 +474,8 @@ void fake_fini(struct fake *fk)
 	fk->mem = NULL;
 	free(fk->trace);
 	fk->trace = NULL;
+	free(fk->log);
+	fk->log = NULL;
 }
 
 void fake_platform(struct fake *fk, struct cxfw_platform *plat)

@@ -67,6 +67,10 @@ struct fake {
 	char *trace;
 	size_t trace_len, trace_cap;
 	unsigned int trace_lines;
+	/* Every log line, the same way. */
+	char *log;
+	size_t log_len, log_cap;
+	unsigned int log_lines;
 };
 
 /*
@@ -192,6 +196,8 @@ unsigned int fake_msix(struct fake *fk, unsigned int vector);
 /* The first trace line at or after line @from (0-based) containing @needle, or NULL. */
 const char *fake_trace_find(struct fake *fk, unsigned int from, const char *needle,
 			    unsigned int *lineno);
+/* Whether a log line contains @needle. */
+bool fake_log_has(struct fake *fk, const char *needle);
 
 uint32_t be32_at(const uint8_t *p);
 void put_be32(uint8_t *p, uint32_t v);

@@ -1,0 +1,128 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * cxfw strict mode (cfg.strict; QEMU property strict=on, on in every cxlab node): rules
+ * the model enforces only when asked, because being lenient would be easier and a driver
+ * could pass every test while relying on it.  Each refusal is logged at error level with
+ * "strict:" and the rule's name (the lab fails a job on such a line), and answered with
+ * the PRM status real firmware gives:
+ *
+ *  issi-first   Between ENABLE_HCA and SET_ISSI, while the device offers ISSI 1, only
+ *               QUERY_ISSI, SET_ISSI, DISABLE_HCA and NOP run (PRM "HCA Driver Start-up":
+ *               the interface version is fixed before anything else is negotiated):
+ *               BAD_SYS_STATE, syndrome class ORDER with the SET_ISSI opcode.
+ *  reserved     The commands whose whole input is the 16-byte header (below) have every
+ *               bit of dwords 2 and 3 outside their named fields clear: BAD_PARAM,
+ *               syndrome class RESERVED with the dword index.
+ *
+ * Always enforced, strict or not (elsewhere): reserved bits of the command entry, the
+ * mailboxes and dword 1 of every header (cmd.c); INIT_HCA only after the pages QUERY_PAGES
+ * asked for (pages.c); doorbells only through the UAR page the EQ, CQ or QP was created
+ * with (eq.c, cq.c, qp.c); every command only in the HCA states the PRM allows (cmd.c).
+ */
+#include "cxfw_priv.h"
+
+/* A named field of dword 2 or 3 of a header-only command. */
+struct cxfw_strict_field {
+	uint8_t dw;
+	uint32_t mask;
+};
+
+struct cxfw_strict_cmd {
+	uint16_t opcode;
+	struct cxfw_strict_field f[2];	/* unused entries: mask 0 */
+};
+
+#define SF(...)		{ CXIB_DW(__VA_ARGS__), CXIB_FMASK(__VA_ARGS__) }
+#define SCMD(op, ...)	{ CXIB_CMD_OP_##op, { __VA_ARGS__ } }
+
+static const struct cxfw_strict_cmd cxfw_strict_cmds[] = {
+	SCMD(ENABLE_HCA, SF(CXIB_ENABLE_HCA_IN_EMBEDDED_CPU_FUNCTION),
+	     SF(CXIB_ENABLE_HCA_IN_FUNCTION_ID)),
+	SCMD(DISABLE_HCA, SF(CXIB_ENABLE_HCA_IN_EMBEDDED_CPU_FUNCTION),
+	     SF(CXIB_ENABLE_HCA_IN_FUNCTION_ID)),
+	SCMD(QUERY_PAGES, SF(CXIB_QUERY_PAGES_IN_EMBEDDED_CPU_FUNCTION),
+	     SF(CXIB_QUERY_PAGES_IN_FUNCTION_ID)),
+	SCMD(QUERY_HCA_CAP, SF(CXIB_QUERY_HCA_CAP_IN_OTHER_FUNCTION),
+	     SF(CXIB_QUERY_HCA_CAP_IN_FUNCTION_ID)),
+	SCMD(QUERY_ISSI),
+	SCMD(SET_ISSI, SF(CXIB_SET_ISSI_IN_CURRENT_ISSI)),
+	SCMD(TEARDOWN_HCA, SF(CXIB_TEARDOWN_HCA_IN_PROFILE)),
+	SCMD(QUERY_ADAPTER),
+	SCMD(ALLOC_PD),
+	SCMD(DEALLOC_PD, SF(CXIB_DEALLOC_PD_IN_PD)),
+	SCMD(ALLOC_UAR),
+	SCMD(DEALLOC_UAR, SF(CXIB_DEALLOC_UAR_IN_UAR)),
+	SCMD(ALLOC_XRCD),
+	SCMD(DEALLOC_XRCD, SF(CXIB_DEALLOC_XRCD_IN_XRCD)),
+	SCMD(ALLOC_Q_COUNTER),
+	SCMD(DEALLOC_Q_COUNTER, SF(CXIB_DEALLOC_Q_COUNTER_IN_COUNTER_SET_ID)),
+	SCMD(DESTROY_EQ, SF(CXIB_DESTROY_EQ_IN_EQ_NUMBER)),
+	SCMD(QUERY_EQ, SF(CXIB_QUERY_EQ_IN_EQ_NUMBER)),
+	SCMD(DESTROY_CQ, SF(CXIB_DESTROY_CQ_IN_CQN)),
+	SCMD(QUERY_CQ, SF(CXIB_QUERY_CQ_IN_CQN)),
+	SCMD(DESTROY_QP, SF(CXIB_DESTROY_QP_IN_QPN)),
+	SCMD(QUERY_QP, SF(CXIB_QUERY_QP_IN_QPN)),
+	SCMD(DESTROY_MKEY, SF(CXIB_DESTROY_MKEY_IN_MKEY_INDEX)),
+	SCMD(QUERY_MKEY, SF(CXIB_QUERY_MKEY_IN_MKEY_INDEX)),
+	SCMD(DESTROY_SRQ, SF(CXIB_DESTROY_SRQ_IN_SRQN)),
+	SCMD(QUERY_SRQ, SF(CXIB_QUERY_SRQ_IN_SRQN)),
+	SCMD(DESTROY_XRC_SRQ, SF(CXIB_DESTROY_XRC_SRQ_IN_XRC_SRQN)),
+	SCMD(QUERY_XRC_SRQ, SF(CXIB_QUERY_XRC_SRQ_IN_XRC_SRQN)),
+	SCMD(DESTROY_RMP, SF(CXIB_DESTROY_RMP_IN_RMPN)),
+	SCMD(QUERY_RMP, SF(CXIB_QUERY_RMP_IN_RMPN)),
+};
+
+/* The commands that may run before SET_ISSI (issi-first). */
+static bool cxfw_strict_before_issi(uint16_t opcode)
+{
+	return opcode == CXIB_CMD_OP_QUERY_ISSI || opcode == CXIB_CMD_OP_SET_ISSI ||
+	       opcode == CXIB_CMD_OP_DISABLE_HCA || opcode == CXIB_CMD_OP_NOP;
+}
+
+static uint8_t cxfw_strict_refuse(struct cxfw_dev *dev, struct cxfw_cmd *cmd, uint8_t status,
+				  uint32_t synd, const char *rule, const char *what)
+{
+	cxfw_log(dev, CXFW_LOG_ERR, "cxfw: strict: %s: opcode 0x%x op_mod 0x%x refused: %s",
+		 rule, cmd->opcode, cmd->op_mod, what);
+	return cxfw_fail(cmd, status, synd);
+}
+
+uint8_t cxfw_strict_check(struct cxfw_dev *dev, struct cxfw_cmd *cmd)
+{
+	enum cxfw_hca_state state;
+	bool issi_set;
+	size_t i, k;
+
+	if (!dev->cfg.strict)
+		return CXIB_CMD_STAT_OK;
+
+	pthread_mutex_lock(&dev->lock);
+	state = dev->hca_state;
+	issi_set = dev->issi_set;
+	pthread_mutex_unlock(&dev->lock);
+	if (state == CXFW_HCA_ENABLED && !issi_set &&
+	    (dev->cfg.supported_issi & (1u << CXIB_ISSI_1)) &&
+	    !cxfw_strict_before_issi(cmd->opcode))
+		return cxfw_strict_refuse(dev, cmd, CXIB_CMD_STAT_BAD_SYS_STATE,
+					  CXFW_SYND(CXFW_SYND_ORDER, CXIB_CMD_OP_SET_ISSI),
+					  "issi-first", "SET_ISSI has not run since ENABLE_HCA");
+
+	for (i = 0; i < sizeof(cxfw_strict_cmds) / sizeof(cxfw_strict_cmds[0]); i++) {
+		const struct cxfw_strict_cmd *c = &cxfw_strict_cmds[i];
+		uint32_t used[2] = { 0, 0 };
+		unsigned int dw;
+
+		if (c->opcode != cmd->opcode)
+			continue;
+		for (k = 0; k < sizeof(c->f) / sizeof(c->f[0]); k++)
+			if (c->f[k].mask && c->f[k].dw >= 2 && c->f[k].dw <= 3)
+				used[c->f[k].dw - 2] |= c->f[k].mask;
+		for (dw = 2; dw <= 3; dw++)
+			if (cxib_be32_to_host(cmd->in[dw]) & ~used[dw - 2])
+				return cxfw_strict_refuse(dev, cmd, CXIB_CMD_STAT_BAD_PARAM,
+							  CXFW_SYND(CXFW_SYND_RESERVED, dw),
+							  "reserved", "reserved input bits set");
+		break;
+	}
+	return CXIB_CMD_STAT_OK;
+}
