@@ -14,11 +14,17 @@
 TOP := $(abspath $(dir $(lastword $(MAKEFILE_LIST))))
 SHELL := /bin/bash
 
+# Nothing runs a command while the makefiles are read (`make help` runs none): a value that
+# needs one is a "=" variable that runs it on first use, in a recipe.  Targets named after
+# such a value (build/kmod/<kver>/cxib.ko, ...) are made by a sub-make that a recipe runs:
+# $(call submake,<targets>), which hands it the kernel names.
+submake = $(MAKE) --no-print-directory -C $(TOP) KVER_612=$(KVER_612) KVER_61=$(KVER_61) $(1)
+
 # Kernel ABI names, derived from Debian's meta-packages so they match what scripts/setup installed.
 kabi_of = $(shell dpkg-query -W -f='$${Depends}' $(1) 2>/dev/null | \
 	    sed -n 's/.*linux-headers-\([^ ,]*\).*/\1/p')
-KVER_612 := $(call kabi_of,linux-headers-6.12-amd64)
-KVER_61  := $(call kabi_of,linux-headers-amd64)
+KVER_612 = $(eval KVER_612 := $(call kabi_of,linux-headers-6.12-amd64))$(KVER_612)
+KVER_61  = $(eval KVER_61 := $(call kabi_of,linux-headers-amd64))$(KVER_61)
 KVER ?= $(KVER_612)
 KDIR ?= /lib/modules/$(KVER)/build
 

@@ -22,9 +22,9 @@
 CXIB_CONFIG_DIR := $(TOP)/build/compat
 
 # Kernels that modules-all, sparse and check-build cover.
-KMOD_KVERS := $(strip $(KVER_612) $(filter-out $(KVER_612),$(KVER_61)))
+KMOD_KVERS = $(strip $(KVER_612) $(filter-out $(KVER_612),$(KVER_61)))
 KMOD_DIR := $(TOP)/build/kmod
-KMOD_KOS := $(foreach k,$(KMOD_KVERS),$(KMOD_DIR)/$(k)/cxib.ko)
+KMOD_KOS = $(foreach k,$(KMOD_KVERS),$(KMOD_DIR)/$(k)/cxib.ko)
 # Where kbuild looks for a kernel: $(KDIR) for $(KVER), the installed headers otherwise.
 kdir_of = $(if $(filter $(1),$(KVER)),$(KDIR),/lib/modules/$(1)/build)
 
@@ -92,12 +92,12 @@ module:
 
 # ---- modules-all and build/kmod/<kver>/cxib.ko ---------------------------------------
 
-modules-all: $(KMOD_KOS)
-ifeq ($(KMOD_KVERS),)
-	@echo "modules-all: no Debian kernel headers found (scripts/setup installs them)" >&2
-	@exit 1
-endif
-	@for ko in $^; do echo "modules-all: $${ko#$(TOP)/}"; done
+modules-all:
+	+@[ -n "$(KMOD_KVERS)" ] || { \
+		echo "modules-all: no Debian kernel headers found (scripts/setup installs them)" >&2; \
+		exit 1; }; \
+	$(call submake,$(KMOD_KOS)) && \
+	for ko in $(KMOD_KOS); do echo "modules-all: $${ko#$(TOP)/}"; done
 
 $(KMOD_DIR)/%/cxib.ko: FORCE
 	+@$(call kmod_mirror,$(KMOD_DIR)/$*,$(KMOD_SRC_ROOTS))
@@ -110,14 +110,13 @@ FORCE:
 
 # ---- sparse -------------------------------------------------------------------------
 
-KMOD_SPARSE := $(addprefix sparse-,$(KMOD_KVERS))
-.PHONY: $(KMOD_SPARSE)
+sparse: modules-all
+	+@$(call submake,$(addprefix sparse-,$(KMOD_KVERS)))
 
-sparse: $(KMOD_SPARSE)
-
-# C=2 checks every file whether or not it is rebuilt; the tree is already built, so this
-# runs sparse only.
-$(KMOD_SPARSE): sparse-%: $(KMOD_DIR)/%/cxib.ko
+# C=2 checks every file whether or not it is rebuilt; after modules-all the tree is built, so
+# this runs sparse only.
+sparse-%: FORCE
+	+@$(call kmod_mirror,$(KMOD_DIR)/$*,$(KMOD_SRC_ROOTS))
 	+@$(call cxib_gate,sparse,$*,sparse,C=2 CF="-D__CHECK_ENDIAN__"); \
 	printf '%-10s %-24s ok, %s files clean, %ss%s\n' sparse $* \
 		$$(grep -c '^ *CHECK ' $$log) $$(( $$(date +%s) - t0 )) $(gate_other)
@@ -129,9 +128,9 @@ $(KMOD_SPARSE): sparse-%: $(KMOD_DIR)/%/cxib.ko
 CHECKPATCH_TARBALL ?= /usr/src/linux-source-6.12.tar.xz
 CHECKPATCH_CACHE ?= $(HOME)/.cache/cxib/checkpatch
 CHECKPATCH_SRCDIR := $(basename $(basename $(notdir $(CHECKPATCH_TARBALL))))
-CHECKPATCH_KEY := $(CHECKPATCH_SRCDIR)-$(shell stat -c '%s-%Y' $(CHECKPATCH_TARBALL) 2>/dev/null)
-CHECKPATCH_DIR := $(CHECKPATCH_CACHE)/$(CHECKPATCH_KEY)
-CHECKPATCH := $(CHECKPATCH_DIR)/checkpatch.pl
+CHECKPATCH_KEY = $(eval CHECKPATCH_KEY := \
+	$(CHECKPATCH_SRCDIR)-$(shell stat -c '%s-%Y' $(CHECKPATCH_TARBALL) 2>/dev/null))$(CHECKPATCH_KEY)
+CHECKPATCH = $(CHECKPATCH_CACHE)/$(CHECKPATCH_KEY)/checkpatch.pl
 CHECKPATCH_FLAGS := --strict --no-tree --terse --show-types -f
 
 # include/cxib is shared with the userspace model and names each field "dword, hi, lo", so:
@@ -150,7 +149,7 @@ checkpatch_driver_files = $(filter-out %.mod.c,$(patsubst $(TOP)/%,%,$(wildcard 
 	$(addprefix $(TOP)/tests/kunit/,Kbuild Kconfig *.c *.h))))
 checkpatch_hw_files = $(patsubst $(TOP)/%,%,$(wildcard $(TOP)/include/cxib/*.h))
 
-checkpatch: $(CHECKPATCH)
+checkpatch: checkpatch-tool
 	@t0=$$(date +%s); cd $(TOP) && \
 	out=$$( { $(CHECKPATCH) $(CHECKPATCH_FLAGS) $(checkpatch_driver_files); \
 		  $(CHECKPATCH) $(CHECKPATCH_FLAGS) --ignore $(CHECKPATCH_HW_IGNORE) \
@@ -163,17 +162,21 @@ checkpatch: $(CHECKPATCH)
 	printf '%-10s %-24s ok, %s files clean (--strict), %ss\n' checkpatch \
 		"" $(words $(checkpatch_driver_files) $(checkpatch_hw_files)) $$(( $$(date +%s) - t0 ))
 
-$(CHECKPATCH):
-	@if [ ! -r $(CHECKPATCH_TARBALL) ]; then \
+# $(CHECKPATCH), extracted unless the cache has it.
+.PHONY: checkpatch-tool
+checkpatch-tool:
+	@[ -x $(CHECKPATCH) ] || { \
+	dir=$(CHECKPATCH_CACHE)/$(CHECKPATCH_KEY); \
+	if [ ! -r $(CHECKPATCH_TARBALL) ]; then \
 		echo "checkpatch: $(CHECKPATCH_TARBALL) is missing (package linux-source-6.12; scripts/setup installs it)" >&2; \
 		exit 1; \
-	fi
-	@echo "checkpatch: extracting checkpatch.pl from $(CHECKPATCH_TARBALL) into $(CHECKPATCH_DIR)"
-	@rm -rf $(CHECKPATCH_DIR).tmp && mkdir -p $(CHECKPATCH_DIR).tmp && \
-	tar -xJf $(CHECKPATCH_TARBALL) -C $(CHECKPATCH_DIR).tmp --strip-components=2 \
+	fi; \
+	echo "checkpatch: extracting checkpatch.pl from $(CHECKPATCH_TARBALL) into $$dir"; \
+	rm -rf $$dir.tmp && mkdir -p $$dir.tmp && \
+	tar -xJf $(CHECKPATCH_TARBALL) -C $$dir.tmp --strip-components=2 \
 		$(addprefix $(CHECKPATCH_SRCDIR)/scripts/,checkpatch.pl spelling.txt const_structs.checkpatch) && \
 	find $(CHECKPATCH_CACHE) -mindepth 1 -maxdepth 1 ! -name '$(CHECKPATCH_KEY).tmp' -exec rm -rf {} + && \
-	mv $(CHECKPATCH_DIR).tmp $(CHECKPATCH_DIR)
+	mv $$dir.tmp $$dir; }
 
 # ---- check-build ----------------------------------------------------------------------
 

@@ -18,14 +18,15 @@
 
 KVERBS_SRC := $(TOP)/tests/e2e/kverbs
 KVERBS_DIR := $(TOP)/build/kverbs
-KVERBS_KOS := $(foreach k,$(KMOD_KVERS),$(KVERBS_DIR)/$(k)/kverbs.ko)
+KVERBS_KOS = $(foreach k,$(KMOD_KVERS),$(KVERBS_DIR)/$(k)/kverbs.ko)
 # Diagnostics about kverbs' own files fail the build.
 KVERBS_DIAG_RE := kverbs[^ ]*\.[ch]:.*(warning|error):
 
 .PHONY: kverbs checkpatch-kverbs clean-kverbs
 
-kverbs: $(KVERBS_KOS)
-	@for ko in $^; do echo "kverbs: $${ko#$(TOP)/}"; done
+kverbs:
+	+@$(call submake,$(KVERBS_KOS)) && \
+	for ko in $(KVERBS_KOS); do echo "kverbs: $${ko#$(TOP)/}"; done
 
 $(KVERBS_DIR)/%/kverbs.ko: FORCE
 	+@$(call kmod_mirror,$(KVERBS_DIR)/$*/tree,tests/e2e/kverbs)
@@ -34,11 +35,11 @@ $(KVERBS_DIR)/%/kverbs.ko: FORCE
 	printf '%-10s %-24s ok, W=1 clean, %ss\n' kverbs $* $$(( $$(date +%s) - t0 ))
 
 # The lab takes kverbs.ko along with cxib.ko (kmod-path's recipe prints cxib.ko's path only).
-kmod-path: $(KVERBS_DIR)/$(KVER)/kverbs.ko
+KMOD_PATH_FILES += $(KVERBS_DIR)/$(KVER)/kverbs.ko
 
 kverbs_files = $(patsubst $(TOP)/%,%,$(wildcard $(KVERBS_SRC)/Kbuild $(KVERBS_SRC)/*.[ch]))
 
-checkpatch-kverbs: $(CHECKPATCH)
+checkpatch-kverbs: checkpatch-tool
 	@cd $(TOP) && out=$$($(CHECKPATCH) $(CHECKPATCH_FLAGS) $(kverbs_files) 2>&1); \
 	if printf '%s\n' "$$out" | grep -Eq ': (ERROR|WARNING|CHECK):'; then \
 		printf '%s\n' "$$out" >&2; echo "checkpatch-kverbs: FAILED" >&2; exit 1; \

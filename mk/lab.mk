@@ -43,9 +43,12 @@ images:
 	$(TOP)/scripts/mkrootfs --kver $(KVER)
 	$(TOP)/scripts/mkinitramfs --kver $(KVER)
 
-# Build cxib.ko for $(KVER) and print its path (used by cxlab).
-kmod-path: $(TOP)/build/kmod/$(KVER)/cxib.ko
-	@echo $<
+# Build cxib.ko for $(KVER) and print its path (used by cxlab).  mk/kverbs.mk adds to the
+# files built with it.
+KMOD_PATH_FILES = $(TOP)/build/kmod/$(KVER)/cxib.ko
+kmod-path:
+	+@$(call submake,$(KMOD_PATH_FILES))
+	@echo $(TOP)/build/kmod/$(KVER)/cxib.ko
 
 lab:
 	$(CXLAB) up -n 2 --json $(TOP)/build/lab.json

@@ -19,12 +19,14 @@
 
 .PHONY: deb lintian check-package dkms-install dkms-uninstall dkms-source clean-package
 
-DEB_VERSION := $(shell dpkg-parsechangelog -l $(TOP)/debian/changelog -S Version 2>/dev/null)
-DEB_ARCH := $(shell dpkg --print-architecture 2>/dev/null)
+# Computed on first use (recipes only).
+DEB_VERSION = $(eval DEB_VERSION := \
+	$(shell dpkg-parsechangelog -l $(TOP)/debian/changelog -S Version 2>/dev/null))$(DEB_VERSION)
+DEB_ARCH = $(eval DEB_ARCH := $(shell dpkg --print-architecture 2>/dev/null))$(DEB_ARCH)
 DEB_DIR := $(TOP)/build/deb
-DEB_SRC := $(DEB_DIR)/cxib-$(DEB_VERSION)
-DEB_CHANGES := $(DEB_DIR)/cxib_$(DEB_VERSION)_$(DEB_ARCH).changes
-DEB_PKG := $(DEB_DIR)/cxib-dkms_$(DEB_VERSION)_all.deb
+DEB_SRC = $(DEB_DIR)/cxib-$(DEB_VERSION)
+DEB_CHANGES = $(DEB_DIR)/cxib_$(DEB_VERSION)_$(DEB_ARCH).changes
+DEB_PKG = $(DEB_DIR)/cxib-dkms_$(DEB_VERSION)_all.deb
 
 # What DKMS builds from, relative to $(TOP): the out-of-tree kbuild entry, the kernel feature
 # probes, the driver and the hardware interface.  Sources only: kbuild's artefacts from an
