@@ -234,10 +234,11 @@ static int cxib_eq_alloc_buf(struct cxib_dev *dev, struct cxib_eq *eq)
 
 /*
  * Create an EQ of 2^log_size entries (fewer if the device allows fewer) on MSI-X vector
- * @vector, install its interrupt handler and arm it.
+ * @vector, install its interrupt handler and arm it.  @comp: the completion vector a
+ * completion EQ serves, -1 for a control EQ.
  */
 static int cxib_eq_create(struct cxib_dev *dev, struct cxib_eq *eq, const char *name,
-			  u8 log_size, u16 vector, u64 event_mask)
+			  int comp, u8 log_size, u16 vector, u64 event_mask)
 {
 	struct cxib_eq_params p = {};
 	int err;
@@ -267,10 +268,13 @@ static int cxib_eq_create(struct cxib_dev *dev, struct cxib_eq *eq, const char *
 		goto err_free_buf;
 	}
 
-	/* per vector for the completion EQs, as /proc/interrupts should tell them apart */
-	if (vector > CXIB_CTRL_VECTOR)
-		snprintf(eq->irq_name, sizeof(eq->irq_name), "cxib-%s%u@%s", name,
-			 vector - CXIB_CTRL_VECTOR - 1, pci_name(dev->pdev));
+	/*
+	 * A completion EQ's handler is named by its completion vector, so that
+	 * /proc/interrupts tells them apart: also the single one sharing vector 0.
+	 */
+	if (comp >= 0)
+		snprintf(eq->irq_name, sizeof(eq->irq_name), "cxib-%s%d@%s", name, comp,
+			 pci_name(dev->pdev));
 	else
 		snprintf(eq->irq_name, sizeof(eq->irq_name), "cxib-%s@%s", name,
 			 pci_name(dev->pdev));
@@ -362,8 +366,8 @@ static int cxib_comp_eqs_create(struct cxib_dev *dev)
 
 	for (i = 0; i < eqt->num_comp; i++) {
 		vector = eqt->nvec > 1 ? CXIB_CTRL_VECTOR + 1 + i : CXIB_CTRL_VECTOR;
-		err = cxib_eq_create(dev, &eqt->comp[i], "comp", CXIB_LOG_COMP_EQ_SIZE, vector,
-				     0);
+		err = cxib_eq_create(dev, &eqt->comp[i], "comp", i, CXIB_LOG_COMP_EQ_SIZE,
+				     vector, 0);
 		if (err)
 			goto err_destroy;
 		if (eqt->nvec > 1)
@@ -430,19 +434,19 @@ int cxib_eqs_init(struct cxib_dev *dev)
 	if (err)
 		return err;
 
-	err = cxib_eq_create(dev, &eqt->cmd, "cmd", CXIB_LOG_CMD_EQ_SIZE, CXIB_CTRL_VECTOR,
+	err = cxib_eq_create(dev, &eqt->cmd, "cmd", -1, CXIB_LOG_CMD_EQ_SIZE, CXIB_CTRL_VECTOR,
 			     BIT_ULL(CXIB_EVENT_TYPE_CMD));
 	if (err)
 		goto err_free_vectors;
 	cxib_cmd_use_events(dev, true);
 
-	err = cxib_eq_create(dev, &eqt->async, "async", CXIB_LOG_ASYNC_EQ_SIZE,
+	err = cxib_eq_create(dev, &eqt->async, "async", -1, CXIB_LOG_ASYNC_EQ_SIZE,
 			     CXIB_CTRL_VECTOR, CXIB_ASYNC_EVENT_MASK);
 	if (err)
 		goto err_destroy_cmd;
 
 	if (!dev->caps.page_request_disable) {
-		err = cxib_eq_create(dev, &eqt->pages, "pages", CXIB_LOG_PAGES_EQ_SIZE,
+		err = cxib_eq_create(dev, &eqt->pages, "pages", -1, CXIB_LOG_PAGES_EQ_SIZE,
 				     CXIB_CTRL_VECTOR, BIT_ULL(CXIB_EVENT_TYPE_PAGE_REQUEST));
 		if (err)
 			goto err_destroy_async;
