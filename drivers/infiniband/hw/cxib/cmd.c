@@ -22,6 +22,12 @@
  * command.  A command the firmware does not complete within its timeout fails with
  * -ETIMEDOUT; its slot and mailboxes stay reserved ("stale") until the firmware gives
  * the entry back, because it may still write them.
+ *
+ * This engine is the one place that reports a failed command at error level: once,
+ * rate limited, with the command's name, op_mod, status and syndrome (or the delivery
+ * status, the timeout, the missing slot).  An answer the caller expects (CXIB_CMD_F_*) and
+ * a command refused because the device is dead are logged at debug level.  The callers
+ * add at most a debug line of their own (Documentation/driver.md, "Logging").
  */
 
 #include <linux/bitops.h>

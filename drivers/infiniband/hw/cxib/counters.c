@@ -149,6 +149,6 @@ void cxib_counters_cleanup(struct cxib_dev *dev)
 		return;
 	err = cxib_cmd_dealloc_q_counter(dev, dev->q_counter);
 	if (err && !cxib_dev_dead(dev))
-		dev_warn(&dev->pdev->dev, "DEALLOC_Q_COUNTER %u failed: %d\n", dev->q_counter, err);
+		dev_dbg(&dev->pdev->dev, "DEALLOC_Q_COUNTER %u failed: %d\n", dev->q_counter, err);
 	dev->q_counter_valid = false;
 }

@@ -242,15 +242,25 @@ void cxib_cq_comp_event(struct cxib_dev *dev, u32 cqn)
  * @syndrome: the EQE's syndrome (1 overrun, 2 access violation)
  *
  * Called from the async EQ's interrupt handler; becomes IB_EVENT_CQ_ERR for the consumer.
+ * Logged as an error for a kernel CQ; a user CQ's, which its process can cause, at debug
+ * level (the process hears of it as an async event).
  */
 void cxib_cq_error_event(struct cxib_dev *dev, u32 cqn, u8 syndrome)
 {
 	struct cxib_cq *cq = cxib_obj_get(&dev->cqs, cqn, struct cxib_cq);
 	struct ib_event ev = {};
 
-	dev_err_ratelimited(&dev->pdev->dev, "CQ %u error, syndrome 0x%02x\n", cqn, syndrome);
-	if (!cq)
+	if (!cq) {
+		dev_dbg_ratelimited(&dev->pdev->dev, "error 0x%02x of unknown CQ %u\n", syndrome,
+				    cqn);
 		return;
+	}
+	if (cq->uq)
+		dev_dbg_ratelimited(&dev->pdev->dev, "user CQ %u error, syndrome 0x%02x\n", cqn,
+				    syndrome);
+	else
+		dev_err_ratelimited(&dev->pdev->dev, "CQ %u error, syndrome 0x%02x\n", cqn,
+				    syndrome);
 	if (cq->ibcq.event_handler) {
 		ev.device = cq->ibcq.device;
 		ev.event = IB_EVENT_CQ_ERR;
@@ -680,12 +690,9 @@ int cxib_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 	CXIB_SET64(&cqc, CXIB_CQC_DBR_ADDR, cq->dbr.dma);
 	err = cxib_cmd_create_cq(dev, &cqc, cq->buf.dma, cq->buf.npages, &cq->cqn);
 	if (err) {
-		if (cq->uq)
-			ibdev_dbg(&dev->ibdev, "CREATE_CQ (user, %lu entries) failed: %d\n",
-				  BIT(cq->log_size), err);
-		else
-			ibdev_err(&dev->ibdev, "CREATE_CQ of %lu entries failed: %d\n",
-				  BIT(cq->log_size), err);
+		/* a command that failed was reported by the command engine */
+		ibdev_dbg(&dev->ibdev, "CREATE_CQ (%s, %lu entries) failed: %d\n",
+			  cq->uq ? "user" : "kernel", BIT(cq->log_size), err);
 		goto err_free_mem;
 	}
 	if (cq->uq) {
@@ -730,7 +737,7 @@ int cxib_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata)
 	xa_erase_irq(&dev->cqs, cq->cqn);
 	err = cxib_cmd_destroy_cq(dev, cq->cqn);
 	if (err && !cxib_dev_dead(dev)) {
-		ibdev_err(&dev->ibdev, "DESTROY_CQ %u failed: %d\n", cq->cqn, err);
+		ibdev_dbg(&dev->ibdev, "DESTROY_CQ %u failed: %d\n", cq->cqn, err);
 		if (!xa_insert_irq(&dev->cqs, cq->cqn, cq, GFP_KERNEL))
 			return err;
 		/* Cannot happen: the number is still the device's. Free it anyway. */

@@ -81,7 +81,7 @@ struct ib_mr *cxib_get_dma_mr(struct ib_pd *ibpd, int acc)
 	CXIB_SET64(&mkc, CXIB_MKC_START_ADDR, 0);
 	err = cxib_cmd_create_mkey(dev, &mkc, NULL, 0, &mr->mkey_index);
 	if (err) {
-		ibdev_err(&dev->ibdev, "CREATE_MKEY (DMA MR, PD %u) failed: %d\n",
+		ibdev_dbg(&dev->ibdev, "CREATE_MKEY (DMA MR, PD %u) failed: %d\n",
 			  to_cxib_pd(ibpd)->pdn, err);
 		kfree(mr);
 		return ERR_PTR(err);
@@ -108,7 +108,7 @@ int cxib_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata)
 
 	err = cxib_cmd_destroy_mkey(dev, mr->mkey_index);
 	if (err && !cxib_dev_dead(dev)) {
-		ibdev_err(&dev->ibdev, "DESTROY_MKEY 0x%x failed: %d\n", mr->mkey_index, err);
+		ibdev_dbg(&dev->ibdev, "DESTROY_MKEY 0x%x failed: %d\n", mr->mkey_index, err);
 		return err;
 	}
 	if (mr->pl)
@@ -217,7 +217,7 @@ struct ib_mr *cxib_alloc_mr(struct ib_pd *ibpd, enum ib_mr_type type, u32 max_nu
 	cxib_mr_build_fast_reg_mkc(&mkc, pdn, variant, mr->max_pages);
 	err = cxib_cmd_create_mkey(dev, &mkc, NULL, 0, &mr->mkey_index);
 	if (err) {
-		ibdev_err(&dev->ibdev, "CREATE_MKEY (fast registration, %u pages, PD %u) failed: %d\n",
+		ibdev_dbg(&dev->ibdev, "CREATE_MKEY (fast registration, %u pages, PD %u) failed: %d\n",
 			  mr->max_pages, pdn, err);
 		goto err_free_pl;
 	}

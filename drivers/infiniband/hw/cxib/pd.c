@@ -56,7 +56,7 @@ int cxib_dealloc_pd(struct ib_pd *ibpd, struct ib_udata *udata)
 
 	err = cxib_cmd_dealloc_pd(dev, pd->pdn);
 	if (err && !cxib_dev_dead(dev)) {
-		ibdev_err(&dev->ibdev, "DEALLOC_PD %u failed: %d\n", pd->pdn, err);
+		ibdev_dbg(&dev->ibdev, "DEALLOC_PD %u failed: %d\n", pd->pdn, err);
 		return err;
 	}
 	return 0;

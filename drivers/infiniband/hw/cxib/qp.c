@@ -64,13 +64,16 @@ int cxib_qp_event_type(u8 event_type)
  * @qpn: the device QP number from the EQE
  * @event_type: CXIB_EVENT_TYPE_* (a QP event: see cxib_qp_event_type())
  *
- * Called from the async EQ's interrupt handler; calls the QP's event handler.
+ * Called from the async EQ's interrupt handler; calls the QP's event handler.  An error
+ * event of a kernel QP is logged as a warning; a user QP's, which its process can cause
+ * (a bad WQE, a bad key), at debug level: the process hears of it as an async event.
  */
 void cxib_qp_event(struct cxib_dev *dev, u32 qpn, u8 event_type)
 {
 	int type = cxib_qp_event_type(event_type);
 	struct ib_event ev = {};
 	struct cxib_qp *qp;
+	bool error;
 
 	if (type < 0 || !test_bit(CXIB_DEV_IB_ACTIVE, &dev->flags))
 		return;
@@ -80,8 +83,12 @@ void cxib_qp_event(struct cxib_dev *dev, u32 qpn, u8 event_type)
 				    event_type, qpn);
 		return;
 	}
-	if (type != IB_EVENT_COMM_EST && type != IB_EVENT_QP_LAST_WQE_REACHED &&
-	    type != IB_EVENT_SQ_DRAINED)
+	error = type != IB_EVENT_COMM_EST && type != IB_EVENT_QP_LAST_WQE_REACHED &&
+		type != IB_EVENT_SQ_DRAINED;
+	if (error && qp->uq)
+		ibdev_dbg_ratelimited(&dev->ibdev, "user QP %u: async error event 0x%02x\n",
+				      qpn, event_type);
+	else if (error)
 		ibdev_warn_ratelimited(&dev->ibdev, "QP %u: async error event 0x%02x\n", qpn,
 				       event_type);
 	if (qp->ibqp.event_handler) {
@@ -456,7 +463,7 @@ int cxib_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *attr, struct ib_u
 		cxib_uqp_fill_qpc(qp, &qpc);
 	err = cxib_cmd_create_qp(dev, &qpc, qp->buf.dma, qp->buf.npages, &qp->qpn);
 	if (err) {
-		ibdev_err(&dev->ibdev, "CREATE_QP (type %d) failed: %d\n", attr->qp_type, err);
+		ibdev_dbg(&dev->ibdev, "CREATE_QP (type %d) failed: %d\n", attr->qp_type, err);
 		goto err_free;
 	}
 	if (qp->uq) {
@@ -969,13 +976,13 @@ int cxib_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 	if (qp->state != IB_QPS_RESET) {
 		err = cxib_cmd_modify_qp(dev, CXIB_CMD_OP_2RST_QP, qp->qpn, 0, NULL);
 		if (err && !cxib_dev_dead(dev))
-			ibdev_warn(&dev->ibdev, "QP %u: 2RST before destroy failed: %d\n",
-				   qp->qpn, err);
+			ibdev_dbg(&dev->ibdev, "QP %u: 2RST before destroy failed: %d\n",
+				  qp->qpn, err);
 	}
 	xa_erase_irq(&dev->qps, qp->qpn);
 	err = cxib_cmd_destroy_qp(dev, qp->qpn);
 	if (err && !cxib_dev_dead(dev)) {
-		ibdev_err(&dev->ibdev, "DESTROY_QP %u failed: %d\n", qp->qpn, err);
+		ibdev_dbg(&dev->ibdev, "DESTROY_QP %u failed: %d\n", qp->qpn, err);
 		if (!xa_insert_irq(&dev->qps, qp->qpn, qp, GFP_KERNEL)) {
 			mutex_unlock(&qp->mutex);
 			return err;

@@ -412,7 +412,7 @@ int cxib_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *attr,
 create:
 	err = cxib_srq_create_obj(dev, srq, to_cxib_pd(ibsrq->pd)->pdn);
 	if (err) {
-		ibdev_err(&dev->ibdev, "creating an SRQ (%u WQEs of %u bytes) failed: %d\n",
+		ibdev_dbg(&dev->ibdev, "creating an SRQ (%u WQEs of %u bytes) failed: %d\n",
 			  1u << srq->log_size, 1u << srq->log_stride, err);
 		goto err_free;
 	}
@@ -527,7 +527,7 @@ int cxib_destroy_srq(struct ib_srq *ibsrq, struct ib_udata *udata)
 
 	err = cxib_srq_destroy_obj(dev, srq);
 	if (err && !cxib_dev_dead(dev)) {
-		ibdev_err(&dev->ibdev, "destroying SRQ 0x%x failed: %d\n", srq->srqn, err);
+		ibdev_dbg(&dev->ibdev, "destroying SRQ 0x%x failed: %d\n", srq->srqn, err);
 		return err;
 	}
 	xa_erase_irq(&dev->srqs, srq->srqn);
@@ -563,7 +563,9 @@ int cxib_srq_event_type(u8 event_type)
  * @event_type: the EQE's event type (CXIB_EVENT_TYPE_SRQ_*)
  *
  * Called from the async EQ's interrupt handler; becomes IB_EVENT_SRQ_LIMIT_REACHED or
- * IB_EVENT_SRQ_ERR for the consumer's event handler.
+ * IB_EVENT_SRQ_ERR for the consumer's event handler.  A kernel SRQ's catastrophic error
+ * is logged as an error; a user SRQ's, which its process can cause (a broken WQE list), at
+ * debug level.
  */
 void cxib_srq_event(struct cxib_dev *dev, u32 srqn, u8 event_type)
 {
@@ -574,14 +576,16 @@ void cxib_srq_event(struct cxib_dev *dev, u32 srqn, u8 event_type)
 	/* The SRQ table exists while the device is registered. */
 	if (type < 0 || !test_bit(CXIB_DEV_IB_ACTIVE, &dev->flags))
 		return;
-	if (event_type == CXIB_EVENT_TYPE_SRQ_CATAS_ERROR)
-		dev_err_ratelimited(&dev->pdev->dev, "SRQ 0x%x catastrophic error\n", srqn);
 	srq = cxib_obj_get(&dev->srqs, srqn, struct cxib_srq);
 	if (!srq) {
 		dev_dbg_ratelimited(&dev->pdev->dev, "event 0x%02x for unknown SRQ 0x%x\n",
 				    event_type, srqn);
 		return;
 	}
+	if (event_type == CXIB_EVENT_TYPE_SRQ_CATAS_ERROR && srq->uq)
+		dev_dbg_ratelimited(&dev->pdev->dev, "user SRQ 0x%x catastrophic error\n", srqn);
+	else if (event_type == CXIB_EVENT_TYPE_SRQ_CATAS_ERROR)
+		dev_err_ratelimited(&dev->pdev->dev, "SRQ 0x%x catastrophic error\n", srqn);
 	if (srq->ibsrq.event_handler) {
 		ev.device = srq->ibsrq.device;
 		ev.event = type;
