@@ -692,7 +692,8 @@ static u32 cxib_modify_fill_qpc(struct cxib_dev *dev, struct cxib_qp *qp,
 	if (type == IB_QPT_GSI || type == IB_QPT_SMI) {
 		CXIB_SET(qpc, CXIB_QPC_MTU, IB_MTU_256);
 		CXIB_SET(qpc, CXIB_QPC_LOG_MSG_MAX, ilog2(CXIB_SQP_MSG_MAX));
-	} else if (type == IB_QPT_UD) {
+	} else if (type == IB_QPT_UD || type == CXIB_QPT_REG_UMR) {
+		/* the UMR QP too: a zero mtu is reserved, whatever the service */
 		CXIB_SET(qpc, CXIB_QPC_MTU, IB_MTU_4096);
 		CXIB_SET(qpc, CXIB_QPC_LOG_MSG_MAX, ilog2(CXIB_UD_MSG_MAX));
 	} else if (mask & IB_QP_PATH_MTU) {
@@ -805,6 +806,12 @@ int cxib_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 		goto out;
 	if (opcode != CXIB_CMD_OP_2ERR_QP && opcode != CXIB_CMD_OP_2RST_QP)
 		opt = cxib_modify_fill_qpc(dev, qp, attr, mask, qpc);
+	/*
+	 * RST2INIT binds the QP to the port's Q counter set: a set counts only the QPs bound
+	 * to it, so the port statistics (counters.c) would read zero otherwise.
+	 */
+	if (opcode == CXIB_CMD_OP_RST2INIT_QP && dev->q_counter_valid)
+		CXIB_SET(qpc, CXIB_QPC_COUNTER_SET_ID, dev->q_counter);
 	opt &= cxib_modify_opt_allowed(opcode, qp->st);
 	err = cxib_cmd_modify_qp(dev, opcode, qp->qpn, opt, qpc);
 	kfree(qpc);
