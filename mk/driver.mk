@@ -8,7 +8,8 @@
 #                 tree of symlinks build/kmod/<kver>/ and copied to build/kmod/<kver>/cxib.ko
 #   sparse        sparse (C=2) over the driver, for both kernels
 #   checkpatch    checkpatch.pl --strict over the driver and include/cxib
-#   check-build   all of the above but `module`; one summary line per step
+#   check-build   all of the above but `module`, and mk/kverbs.mk's builds: one line per
+#                 result, then "check-build: N passed, N failed" counted from those lines
 #   clean-build   remove build/kmod, build/compat and kbuild's artefacts in the source tree
 #                 (only ours)
 #
@@ -180,9 +181,25 @@ checkpatch-tool:
 
 # ---- check-build ----------------------------------------------------------------------
 
-check-build: modules-all sparse checkpatch
-	@echo "check-build: ok ($(words $(KMOD_KVERS)) kernels: W=1, sparse; checkpatch)"
-	@echo "check-build: $(words $(KMOD_KVERS) $(KMOD_KVERS) checkpatch) passed, 0 failed"
+# The steps, and one word for each result line they print: "<step> [<what>] ok, ..." or
+# "<step> [<what>]: FAILED ...".  mk/kverbs.mk adds its own.
+CHECK_BUILD_STEPS := modules-all sparse checkpatch
+CHECK_BUILD_RESULTS = $(addprefix build-,$(KMOD_KVERS)) $(addprefix sparse-,$(KMOD_KVERS)) checkpatch
+CHECK_BUILD_LOG := $(KMOD_DIR)/check-build.log
+
+# The steps run with -k, so that a failure does not hide the other results.  The closing
+# line counts the result lines printed; a result that never printed (its step did not run,
+# or died without a word) counts as failed.
+check-build:
+	+@mkdir -p $(KMOD_DIR); set -o pipefail; \
+	$(call submake,-k $(CHECK_BUILD_STEPS)) 2>&1 | tee $(CHECK_BUILD_LOG); rc=$$?; \
+	p=$$(grep -Ec '^[a-z-]+ +([^ ]+ +)?ok, ' $(CHECK_BUILD_LOG)); \
+	f=$$(grep -Ec '^[a-z-]+( [^ ]+)?: FAILED' $(CHECK_BUILD_LOG)); \
+	missing=$$(( $(words $(CHECK_BUILD_RESULTS)) - p - f )); \
+	[ $$missing -le 0 ] || f=$$(( f + missing )); \
+	[ $$rc = 0 ] || [ $$f -gt 0 ] || f=1; \
+	echo "check-build: $$p passed, $$f failed"; \
+	[ $$rc = 0 ] && [ $$f = 0 ]
 
 # ---- cleaning -------------------------------------------------------------------------
 

@@ -10,7 +10,7 @@
 #   checkpatch-kverbs  checkpatch.pl --strict over tests/e2e/kverbs
 #   clean-kverbs  remove build/kverbs
 #
-# check-build (mk/driver.mk) runs kverbs and checkpatch-kverbs too.
+# check-build (mk/driver.mk) runs kverbs, checkpatch-kverbs, uabuse and ustock too.
 #
 # It uses only ib_core's exports, so it needs no cxib code.  kmod-path (mk/lab.mk, run by
 # scripts/cxlab) builds it next to cxib.ko; cxlab copies it to the lab share as
@@ -46,7 +46,8 @@ checkpatch-kverbs: checkpatch-tool
 	fi; \
 	printf '%-10s %-24s ok, %s files clean (--strict)\n' checkpatch kverbs $(words $(kverbs_files))
 
-check-build: kverbs checkpatch-kverbs
+CHECK_BUILD_STEPS += kverbs checkpatch-kverbs uabuse ustock
+CHECK_BUILD_RESULTS += $(addprefix kverbs-,$(KMOD_KVERS)) checkpatch-kverbs uabuse
 
 clean-kverbs:
 	rm -rf $(KVERBS_DIR)
@@ -64,8 +65,8 @@ $(UABUSE_BIN): $(UABUSE_SRC)
 	@$(CC) -std=gnu11 -O2 -Wall -Wextra -Werror -static -o $@ $<
 
 uabuse: $(UABUSE_BIN)
+	@printf '%-10s %-24s ok, -Wall -Wextra -Werror, static\n' uabuse ""
 kmod-path: $(UABUSE_BIN)
-check-build: uabuse
 .PHONY: uabuse
 
 # ustock (tests/e2e/ustock): what the stock libibverbs + libmlx5 do on their own (parent
@@ -82,8 +83,9 @@ $(USTOCK_BIN): $(USTOCK_SRC)
 
 ifneq ($(wildcard /usr/include/infiniband/mlx5dv.h),)
 ustock: $(USTOCK_BIN)
+	@printf '%-10s %-24s ok, -Wall -Wextra -Werror, libibverbs + libmlx5\n' ustock ""
 kmod-path: $(USTOCK_BIN)
-check-build: ustock
+CHECK_BUILD_RESULTS += ustock
 else
 ustock:
 	@echo "ustock: no <infiniband/mlx5dv.h> (package libibverbs-dev): not built"
