@@ -15,6 +15,7 @@ import tempfile
 import sys
 import threading
 import unittest
+from unittest import mock
 
 TOP = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
@@ -163,7 +164,15 @@ class StatusTable(unittest.TestCase):
         self.assertEqual(cmd[i + 1],
                          f"unix:{os.path.join(self.run, 'node1')}/qmp.sock,server=on,wait=off")
         self.assertIn(f"cxib-pci,id=hca1,bus=rp1,guid=0x2c90300a00001,serial=1,"
+                      f"cmd-trace={self.run}/node1/cmd-trace.txt,strict=on,"
                       f"cable={self.run}/cable-1-2.sock,cable-listen=on,auto-activate=off", cmd)
+
+    def test_strict_mode_can_be_turned_off(self):
+        paths = {k: f"/x/{k}" for k in ("qemu", "kernel", "initramfs", "rootfs")}
+        cmd = cx.qemu_cmdline(paths, self.run, "node1", 1, 2, [1, 2], 3, self.run, 1024,
+                              "6.12", netfd=5, strict=False)
+        dev = next(a for a in cmd if a.startswith("cxib-pci,"))
+        self.assertIn(",strict=off,", dev)
 
     def test_every_node_has_a_scratch_disk_of_its_own(self):
         paths = {k: f"/x/{k}" for k in ("qemu", "kernel", "initramfs", "rootfs")}
@@ -651,6 +660,69 @@ class SystemdLab(unittest.TestCase):
         self.assertEqual(downs, ["cxlab"])
         self.assertIn("2 passed, 1 failed, 0 skipped", out)
         self.assertIn("lab did not boot", out)
+
+
+class TraceCompare(unittest.TestCase):
+    """cmdtrace=compare: the host's row after a scenario, from the nodes' command traces."""
+
+    LINES = ("0 0 ENABLE_HCA op_mod=0x0 status=0x00 syndrome=0x00000000\n# mark teardown\n"
+             "# mark bringup\n1 1 QUERY_ISSI op_mod=0x0 status=0x00 syndrome=0x00000000\n"
+             "# mark end\n")
+
+    def setUp(self):
+        self.tmp = tempfile.mkdtemp()
+        self.addCleanup(shutil.rmtree, self.tmp)
+        self.run = os.path.join(self.tmp, "run")
+        self.results = os.path.join(self.tmp, "results")
+        for node, extra in (("node1", ""), ("node2", "2 2 ALLOC_XRCD op_mod=0x0 status=0x00 "
+                                                      "syndrome=0x00000000\n")):
+            os.makedirs(os.path.join(self.run, node))
+            with open(os.path.join(self.run, node, cx.CMD_TRACE), "w") as f:
+                f.write(self.LINES.replace("# mark end", extra + "# mark end"))
+        self.doc = os.path.join(self.tmp, "silicon.md")
+        saved = cx.SILICON_DOC
+        self.addCleanup(setattr, cx, "SILICON_DOC", saved)
+        cx.SILICON_DOC = self.doc
+        self.say = mock.patch.object(cx, "say")
+        self.say.start()
+        self.addCleanup(self.say.stop)
+
+    def state(self, driver):
+        return {"run": self.run, "driver": driver,
+                "nodes": [{"name": "node1", "index": 1}, {"name": "node2", "index": 2}]}
+
+    def write_doc(self, *keys):
+        with open(self.doc, "w") as f:
+            f.write("## Differences that remain\n| difference | why |\n|---|---|\n")
+            for k in keys:
+                f.write(f"| `{k}` | because |\n")
+
+    def test_scenario_line_asks_for_it_and_mlx5_does(self):
+        with tempfile.NamedTemporaryFile("w", suffix=".sh", delete=False) as f:
+            f.write("#!/bin/bash\n# cxlab: nodes=2 cmdtrace=compare\n")
+        self.addCleanup(os.unlink, f.name)
+        self.assertEqual(cx.scenario_meta(f.name)["cmdtrace"], "compare")
+        self.assertEqual(cx.scenario_meta(cx.find_scenario("mlx5"))["cmdtrace"], "compare")
+
+    def test_skip_without_both_drivers(self):
+        r = cx.compare_traces(self.state("cxib"), "mlx5", self.results)
+        self.assertEqual((r["status"], r["rc"]), ("skip", cx.SKIP_RC))
+
+    def test_fails_on_an_unexplained_difference_and_passes_once_explained(self):
+        self.write_doc()
+        r = cx.compare_traces(self.state("mixed"), "mlx5", self.results)
+        self.assertEqual(r["status"], "FAIL")
+        out = os.path.join(self.results, "host", "mlx5")
+        with open(os.path.join(out, "cmdtrace-compare.txt")) as f:
+            self.assertIn("NEW   bringup.only-mlx5: ALLOC_XRCD/0x0", f.read())
+        self.assertTrue(os.path.exists(os.path.join(out, f"cxib-node1-{cx.CMD_TRACE}")))
+        self.assertTrue(os.path.exists(os.path.join(out, f"mlx5-node2-{cx.CMD_TRACE}")))
+        self.write_doc("bringup.only-mlx5: ALLOC_XRCD/0x0")
+        r = cx.compare_traces(self.state("mixed"), "mlx5", self.results)
+        self.assertEqual(r["status"], "pass", r)
+        self.write_doc("bringup.only-mlx5: ALLOC_XRCD/0x0", "stale: X")
+        self.assertEqual(cx.compare_traces(self.state("mixed"), "mlx5", self.results)["status"],
+                         "FAIL")
 
 
 if __name__ == "__main__":

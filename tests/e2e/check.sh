@@ -24,3 +24,23 @@ check() {
 		fail=1
 	fi
 }
+
+# cxlab_mark TEXT: have the host write "# mark TEXT" into this node's command trace (the
+# model's cmd-trace file; scripts/lib/cmdtrace.py cuts traces into phases at the marks),
+# between the commands before and after this call.  Returns non-zero, saying why, if the
+# host did not confirm within 20 s.  Needs the lab's agent (CXLAB_JOB set by cxlab run).
+cxlab_mark() {
+	local ack=/run/cxlab-mark.${CXLAB_JOB:-none} answer
+	[ -n "${CXLAB_JOB:-}" ] || { echo "cxlab_mark: not in a cxlab job" >&2; return 1; }
+	rm -f "$ack"
+	printf 'MARK %s %s\n' "$CXLAB_JOB" "$*" >/dev/ttyS1
+	for _ in $(seq 200); do
+		[ -s "$ack" ] && break
+		sleep 0.1
+	done
+	answer=$(cat "$ack" 2>/dev/null)
+	rm -f "$ack"
+	[ "$answer" = ok ] && return 0
+	echo "cxlab_mark '$*': ${answer:-no answer from the host after 20 s}" >&2
+	return 1
+}
