@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-only
-# cxlab: nodes=2 timeout=1500 driver=mixed
+# cxlab: nodes=2 timeout=1500 driver=mixed cmdtrace=compare
 #
 # mlx5: the guest kernel's stock mlx5_core + mlx5_ib as a second, independent host of the
 # model, and interop between it and cxib.  The lab is `cxlab --driver mixed`: node1 loads
@@ -18,6 +18,13 @@
 #     then the other way round: each case's data crosses the cable between the two
 #     drivers in both directions.  mlx5_ib posts no atomics from kernel verbs (wr.c), so
 #     the kverbs atomics skip when the mlx5 node posts them.
+#
+#  3. Both drivers are unloaded and loaded again, and the phases are marked in each node's
+#     command trace (cxlab_mark: teardown, bringup, end).  After the scenario the host
+#     compares the two traces (cmdtrace=compare: scripts/lib/cmdtrace.py) — the bring-up
+#     and teardown command sequences and the inputs of every QP/CQ/MKey/SRQ/EQ creation
+#     and QP transition of the whole run — and fails on any difference that
+#     Documentation/silicon.md does not explain.
 #
 # Results: each run in its own directory (cxib-serves/, mlx5-serves/; each with
 # pingpong/, perftest/, kverbs/), a line per run here, the verdict at the end.
@@ -86,6 +93,39 @@ for way in cxib-serves mlx5-serves; do
 	check "$way: kverbs" run_sub $way kverbs KVERBS_SWAP=$swap
 done
 grep -hE '^(FAIL|xfail)' ./*/*/results.txt 2>/dev/null | sed 's/^/     /'
+
+# --- 3. teardown and bring-up again, each phase marked in the command trace --------------
+case $drv in
+mlx5) mods="mlx5_ib mlx5_core" ;;
+*) mods=cxib ;;
+esac
+# unloaded: the function has no driver and the device is gone
+unloaded() { [ ! -e "/sys/bus/pci/devices/$fn/driver" ] && [ ! -e "$sys" ]; }
+# loaded: the device is registered again
+registered() {
+	for _ in $(seq 600); do [ -e "$sys/ports/1/state" ] && return 0; sleep 0.2; done
+	return 1
+}
+sleep 1 # the last run's user processes and their commands are over
+check "command trace marked: teardown" cxlab_mark teardown
+# shellcheck disable=SC2086 # the module list
+check "modprobe -r $mods" timeout 300 modprobe -r $mods
+check "$fn has no driver and $ibdev is gone" unloaded
+check "command trace marked: bringup" cxlab_mark bringup
+# in reverse order; mlx5 only by name (the image blacklists its aliases)
+for m in $(echo "$mods" | tr ' ' '\n' | tac); do
+	check "modprobe $m" modprobe "$m"
+done
+check "$ibdev registered again" registered
+sleep 2 # the port's events after registration belong to the bring-up
+check "command trace marked: end" cxlab_mark end
+dmesg >dmesg-end.txt
+check "no WARN/BUG/Oops after the reload" \
+	bash -c "! grep -E 'WARNING:|BUG:|Oops|Call Trace' dmesg-end.txt"
+if [ "$drv" = mlx5 ]; then
+	check "no firmware command of mlx5_core failed, reload included" \
+		bash -c "! grep -E 'mlx5_cmd_out_err|cmd_work_handler|FW did not return' dmesg-end.txt"
+fi
 
 echo "summary mlx5 node=$CXLAB_NODE driver=$drv passed=$npass failed=$nfail"
 exit $fail
