@@ -123,7 +123,7 @@ class Known(unittest.TestCase):
 
     def test_main_fails_on_unexplained_and_passes_when_explained(self):
         d = tempfile.mkdtemp()
-        a, b, doc = (os.path.join(d, n) for n in ("a", "b", "doc.md"))
+        a, b, doc = (os.path.join(d, n) for n in ("a", "b", "known"))
         with open(a, "w") as f:
             f.write(trace(BRINGUP, TEARDOWN, [QP]))
         with open(b, "w") as f:
