@@ -125,6 +125,7 @@ static bool cxfw_config_valid(const struct cxfw_config *cfg)
 	       cfg->log_cmdq_size >= CXFW_LOG_CMDQ_SIZE_MIN &&
 	       cfg->log_cmdq_size <= CXIB_LOG_CMDQ_SIZE_MAX &&
 	       (uint64_t)cfg->boot_pages + cfg->init_pages <= CXFW_MAX_FW_PAGES &&
+	       cfg->runtime_pages <= CXFW_MAX_RUNTIME_PAGES_PER_QP &&
 	       cfg->supported_issi && !(cfg->supported_issi & ~CXFW_DEFAULT_ISSI_MASK) &&
 	       cfg->lid <= CXFW_MAX_UNICAST_LID;
 }
@@ -399,6 +400,7 @@ static const struct {
 	CXFW_STAT(tx_csum_offloads),
 	CXFW_STAT(rx_csum_ok),
 	CXFW_STAT(rx_csum_bad),
+	CXFW_STAT(page_requests),
 };
 #undef CXFW_STAT
 

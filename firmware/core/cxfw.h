@@ -86,6 +86,13 @@ struct cxfw_config {
 	 * (the rules: firmware/core/strict.c, Documentation/model.md).  Default off.
 	 */
 	bool strict;
+	/*
+	 * Runtime page requests: each time the number of live QPs reaches a new peak while the
+	 * HCA is initialized, the firmware wants this many more pages and says so with a
+	 * PAGE_REQUEST event (0..CXFW_MAX_RUNTIME_PAGES_PER_QP; 0: never, and the caps say
+	 * page_request_disable).  Default 0.
+	 */
+	unsigned int runtime_pages;
 	const char *node_desc;		/* NodeDescription; NULL: "cxib node <serial>" */
 };
 
@@ -149,6 +156,7 @@ struct cxfw_stats {
 	uint64_t bf_writes;		/* BlueFlame writes carrying a whole WQE */
 	uint64_t send_wqes;		/* send WQEs executed (incl. local operations) */
 	uint64_t recv_wqes;		/* receive WQEs consumed (RQ and SRQ) */
+	uint64_t page_requests;		/* PAGE_REQUEST events asked for (cfg.runtime_pages) */
 	uint64_t dma_read_bytes;	/* payload read from guest memory */
 	uint64_t dma_write_bytes;	/* payload written to guest memory */
 	uint64_t pkts_looped;		/* packets delivered inside the device (loopback) */

@@ -31,6 +31,8 @@
 #define CXFW_MAX_MSIX		2048	/* PCI MSI-X table size limit */
 #define CXFW_LOG_CMDQ_SIZE_MIN	1	/* Linux reserves the last slot for MANAGE_PAGES */
 #define CXFW_MAX_FW_PAGES	65536	/* bound of boot_pages + init_pages */
+#define CXFW_MAX_RUNTIME_PAGES_PER_QP	256	/* bound of cfg.runtime_pages */
+#define CXFW_MAX_RUNTIME_PAGES	16384	/* pages asked for at run time, in all */
 
 /* Health buffer contents the model reports once the firmware is dead. */
 #define CXFW_HEALTH_SEVERITY_CRIT	2	/* syslog-style level: critical */
@@ -394,6 +396,9 @@ struct cxfw_dev {
 	uint16_t issi;
 	uint64_t cmd_trace_seq;		/* next command-trace line's number (never reset) */
 	bool issi_set;			/* SET_ISSI ran since ENABLE_HCA (strict.c) */
+	/* Runtime page requests (pages.c), from INIT_HCA on. */
+	uint32_t runtime_extra;		/* pages asked for beyond boot + init */
+	uint32_t live_qps, peak_qps;
 	struct cxib_hca_cap cap_max, cap_cur;			/* general (type 0) */
 	struct cxib_hca_cap atomic_cap_max, atomic_cap_cur;	/* atomic (type 3) */
 	uint8_t host_endianness;
@@ -519,6 +524,8 @@ uint8_t cxfw_cmd_query_pages(struct cxfw_dev *dev, struct cxfw_cmd *cmd);
 uint8_t cxfw_cmd_manage_pages(struct cxfw_dev *dev, struct cxfw_cmd *cmd);
 uint32_t cxfw_pages_needed(const struct cxfw_dev *dev);		/* lock held */
 void cxfw_pages_drop(struct cxfw_dev *dev, const char *when);	/* lock not held */
+/* A QP was created (+1) or destroyed (-1): runtime page requests; lock not held. */
+void cxfw_pages_qp_count(struct cxfw_dev *dev, int delta);
 
 /* eq.c */
 uint8_t cxfw_cmd_create_eq(struct cxfw_dev *dev, struct cxfw_cmd *cmd);

@@ -103,7 +103,8 @@ static struct cxib_hca_cap *cxfw_cap_page(struct cxfw_dev *dev, size_t off)
 static void cxfw_caps_max(struct cxfw_dev *dev, __be32 *c)
 {
 	memset(c, 0, CXIB_HCA_CAP_SIZE);
-	CXIB_SET(c, CXIB_HCA_CAP_PAGE_REQUEST_DISABLE, 1);	/* no pages EQ needed */
+	/* no pages EQ needed unless the firmware asks for pages at run time */
+	CXIB_SET(c, CXIB_HCA_CAP_PAGE_REQUEST_DISABLE, !dev->cfg.runtime_pages);
 	CXIB_SET(c, CXIB_HCA_CAP_LOG_MAX_SRQ_SZ, 15);
 	CXIB_SET(c, CXIB_HCA_CAP_LOG_MAX_QP_SZ, 15);
 	CXIB_SET(c, CXIB_HCA_CAP_LOG_MAX_QP, 18);
@@ -359,8 +360,11 @@ uint8_t cxfw_cmd_init_hca(struct cxfw_dev *dev, struct cxfw_cmd *cmd)
 
 	pthread_mutex_lock(&dev->lock);
 	missing = cxfw_pages_needed(dev);
-	if (!missing)
+	if (!missing) {
 		dev->hca_state = CXFW_HCA_INITIALIZED;
+		dev->runtime_extra = 0;		/* no QP exists yet */
+		dev->live_qps = dev->peak_qps = 0;
+	}
 	pthread_mutex_unlock(&dev->lock);
 	if (missing) {
 		cxfw_log(dev, CXFW_LOG_ERR,

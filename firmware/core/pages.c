@@ -15,6 +15,15 @@
  * A GIVE is all or nothing: one bad address (or more pages than requested) rejects the
  * whole command with BAD_PARAM and keeps none of its pages.  TAKE returns the highest
  * addresses first.
+ *
+ * Runtime page requests (cfg.runtime_pages = N > 0; the caps then clear
+ * page_request_disable): real firmware grows its memory as the driver creates objects and
+ * asks for it with a PAGE_REQUEST event (PRM "Page Request Event": function_id and
+ * num_pages, > 0 to give), which the driver answers with MANAGE_PAGES.  The model asks for
+ * N more pages each time the number of live QPs reaches a new peak after INIT_HCA, up to
+ * CXFW_MAX_RUNTIME_PAGES in all, and never asks to give any back before TEARDOWN_HCA.
+ * The event goes to the first EQ subscribed to it; without one the driver still sees the
+ * debt in QUERY_PAGES op_mod 3.  The model runs on without the pages.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -30,7 +39,7 @@ static uint32_t cxfw_pages_target(const struct cxfw_dev *dev)
 	case CXFW_HCA_ENABLED:
 		return dev->cfg.boot_pages + (dev->init_pages_requested ? dev->cfg.init_pages : 0);
 	case CXFW_HCA_INITIALIZED:
-		return dev->cfg.boot_pages + dev->cfg.init_pages;
+		return dev->cfg.boot_pages + dev->cfg.init_pages + dev->runtime_extra;
 	default:
 		return 0;
 	}
@@ -70,6 +79,42 @@ void cxfw_pages_drop(struct cxfw_dev *dev, const char *when)
 	pthread_mutex_unlock(&dev->lock);
 	if (n)
 		cxfw_log(dev, CXFW_LOG_ERR, "cxfw: %u pages not returned (%s)", n, when);
+}
+
+void cxfw_pages_qp_count(struct cxfw_dev *dev, int delta)
+{
+	uint32_t data[7] = { 0 };
+	uint32_t ask = 0;
+	uint64_t eq;
+
+	pthread_mutex_lock(&dev->lock);
+	if (delta < 0 && dev->live_qps)
+		dev->live_qps--;
+	if (delta > 0) {
+		dev->live_qps++;
+		if (dev->cfg.runtime_pages && dev->hca_state == CXFW_HCA_INITIALIZED &&
+		    dev->live_qps > dev->peak_qps &&
+		    dev->runtime_extra + dev->cfg.runtime_pages <= CXFW_MAX_RUNTIME_PAGES) {
+			dev->peak_qps = dev->live_qps;
+			ask = dev->cfg.runtime_pages;
+			dev->runtime_extra += ask;
+			dev->stats.page_requests++;
+		}
+	}
+	pthread_mutex_unlock(&dev->lock);
+	if (!ask)
+		return;
+	eq = cxfw_eq_subscriber(dev, CXIB_EVENT_TYPE_PAGE_REQUEST);
+	if (!eq) {
+		cxfw_log(dev, CXFW_LOG_DEBUG,
+			 "cxfw: %u more pages wanted, no EQ takes page requests", ask);
+		return;
+	}
+	data[CXIB_DW(CXIB_EQE_PAGE_REQ_FUNCTION_ID) - CXIB_EQE_DATA_OFFSET / 4] =
+		CXIB_FIELD_PREP(CXIB_EQE_PAGE_REQ_FUNCTION_ID, 0);
+	data[CXIB_DW(CXIB_EQE_PAGE_REQ_NUM_PAGES) - CXIB_EQE_DATA_OFFSET / 4] =
+		CXIB_FIELD_PREP(CXIB_EQE_PAGE_REQ_NUM_PAGES, ask);
+	cxfw_eq_post(dev, eq, CXIB_EVENT_TYPE_PAGE_REQUEST, 0, data);
 }
 
 uint8_t cxfw_cmd_query_pages(struct cxfw_dev *dev, struct cxfw_cmd *cmd)

@@ -300,6 +300,7 @@ uint8_t cxfw_cmd_create_qp(struct cxfw_dev *dev, struct cxfw_cmd *cmd)
 	CXIB_SET(cmd->out, CXIB_CREATE_QP_OUT_QPN, qpn);
 	cxfw_log(dev, CXFW_LOG_DEBUG, "cxfw: QP 0x%x created: st %u, CQs %u/%u, PD %u", qpn,
 		 st_type, cqn_snd, cqn_rcv, pd);
+	cxfw_pages_qp_count(dev, 1);
 	return CXIB_CMD_STAT_OK;
 }
 
@@ -346,6 +347,7 @@ uint8_t cxfw_cmd_destroy_qp(struct cxfw_dev *dev, struct cxfw_cmd *cmd)
 	cxfw_req_destroy(dev, qp);
 	cxfw_resp_destroy(dev, qp);
 	cxfw_qp_free(qp);
+	cxfw_pages_qp_count(dev, -1);
 	return CXIB_CMD_STAT_OK;
 }
 

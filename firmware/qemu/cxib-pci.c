@@ -113,6 +113,7 @@ struct CxibPciState {
 	bool loopback;			/* a loopback plug instead of a cable */
 	bool auto_activate;		/* cfg.auto_activate: no subnet manager needed */
 	bool strict;			/* cfg.strict: firmware/core/strict.c */
+	uint32_t runtime_pages;		/* cfg.runtime_pages: firmware/core/pages.c */
 
 	char *name;			/* "cxib-pci" or "cxib-pci <id>", for messages */
 	MemoryRegion bar0;
@@ -1068,6 +1069,7 @@ static void cxib_pci_realize(PCIDevice *pdev, Error **errp)
 	cfg.init_delay_ms = s->init_delay_ms;
 	cfg.auto_activate = s->auto_activate;
 	cfg.strict = s->strict;
+	cfg.runtime_pages = s->runtime_pages;
 	cfg.num_msix = s->msix_vectors;
 	cfg.num_ports = CXIB_PCI_NUM_PORTS;
 	s->plat = (struct cxfw_platform) {
@@ -1173,6 +1175,7 @@ static Property cxib_pci_properties[] = {
 	DEFINE_PROP_BOOL("loopback", CxibPciState, loopback, false),
 	DEFINE_PROP_BOOL("auto-activate", CxibPciState, auto_activate, true),
 	DEFINE_PROP_BOOL("strict", CxibPciState, strict, false),
+	DEFINE_PROP_UINT32("runtime-pages", CxibPciState, runtime_pages, 0),
 	DEFINE_PROP_END_OF_LIST(),
 };
 
@@ -1189,6 +1192,7 @@ static const struct {
 	{ "loopback", "a loopback plug on port 1: link up, packets sent come back in" },
 	{ "auto-activate", "port ACTIVE with its own LID once the link is up (off: INIT, for an SM)" },
 	{ "strict", "refuse what real firmware refuses even where lenient is easier (strict.c)" },
+	{ "runtime-pages", "pages the firmware asks for (PAGE_REQUEST event) at each new peak of live QPs; 0: none" },
 };
 
 static void cxib_pci_class_init(ObjectClass *klass, void *data)

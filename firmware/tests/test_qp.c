@@ -1177,3 +1177,80 @@ TEST(qp_in_err_flushes_receives_without_an_sq_doorbell)
 	cxfw_get_stats(t->dev, &st);
 	CHECK_EQ(st.cqes_written, 5);
 }
+
+/*
+ * cfg.runtime_pages: a PAGE_REQUEST event for N more pages at each new peak of live QPs,
+ * QUERY_PAGES op_mod 3 shows the debt, MANAGE_PAGES gives exactly that much, and
+ * teardown takes everything back.
+ */
+TEST(qp_runtime_page_requests_at_each_new_peak_of_live_qps)
+{
+	struct cxfw_config cfg;
+	struct qp_env e;
+	struct qp_args a;
+	struct cxib_hca_cap cap;
+	struct cxib_eqe eqe;
+	struct cxfw_stats st;
+	__be32 out[4];
+	uint32_t qpn[3], eqn;
+	uint64_t buf;
+	int32_t n;
+
+	cxfw_config_defaults(&cfg);
+	cfg.runtime_pages = 4;
+	CHECK(test_recreate(t, &cfg, FAKE_MEM_BASE));
+	CHECK_EQ(setup(t, &e), 0);
+	CHECK_EQ(drv_query_cap(t, CXIB_HCA_CAP_OP_MOD(0, CXIB_HCA_CAP_MODE_CUR), &cap), 0);
+	CHECK_EQ(CXIB_GET(cap.dw, CXIB_HCA_CAP_PAGE_REQUEST_DISABLE), 0);
+	buf = drv_eq_buffer(t, 0x8000, 4);
+	CHECK_EQ(drv_create_eq(t, buf, 4, e.uar, 0, 1ull << CXIB_EVENT_TYPE_PAGE_REQUEST, &eqn),
+		 0);
+
+	a = qp_defaults(t, &e, CXIB_QPC_ST_RC);
+	CHECK_EQ(create_qp(t, &a, &qpn[0]), 0);
+	drv_eqe(t, buf, 0, &eqe);
+	CHECK_EQ(CXIB_GET(&eqe, CXIB_EQE_EVENT_TYPE), CXIB_EVENT_TYPE_PAGE_REQUEST);
+	CHECK_EQ(CXIB_GET(&eqe, CXIB_EQE_PAGE_REQ_FUNCTION_ID), 0);
+	CHECK_EQ(CXIB_GET(&eqe, CXIB_EQE_PAGE_REQ_NUM_PAGES), 4);
+	CHECK_EQ(drv_query_pages(t, CXIB_QUERY_PAGES_OP_MOD_REGULAR, &n), 0);
+	CHECK_EQ(n, 4);
+	CHECK_EQ(drv_give_pages(t, 4), 0);
+	CHECK_EQ(drv_query_pages(t, CXIB_QUERY_PAGES_OP_MOD_REGULAR, &n), 0);
+	CHECK_EQ(n, 0);
+	CHECK_EQ(drv_give_pages(t, 1), CXIB_CMD_STAT_BAD_PARAM);	/* not asked for */
+
+	/* a second live QP is a new peak; destroying one and creating one again is not */
+	CHECK_EQ(create_qp(t, &a, &qpn[1]), 0);
+	CHECK_EQ(cmd_simple(t, CXIB_CMD_OP_DESTROY_QP, 0, qpn[1], 0, out, 16), 0);
+	CHECK_EQ(create_qp(t, &a, &qpn[2]), 0);
+	cxfw_get_stats(t->dev, &st);
+	CHECK_EQ(st.page_requests, 2);
+	drv_eqe(t, buf, 1, &eqe);
+	CHECK_EQ(CXIB_GET(&eqe, CXIB_EQE_PAGE_REQ_NUM_PAGES), 4);
+	CHECK_EQ(drv_query_pages(t, CXIB_QUERY_PAGES_OP_MOD_REGULAR, &n), 0);
+	CHECK_EQ(n, 4);
+	CHECK_EQ(drv_give_pages(t, 4), 0);
+	/* while initialized only pages beyond what the function runs on come back */
+	CHECK_EQ(drv_teardown(t), 0);
+	CHECK_EQ(drv_pages_out(), 0);
+}
+
+TEST(qp_runtime_pages_off_by_default)
+{
+	struct qp_env e;
+	struct qp_args a;
+	struct cxib_hca_cap cap;
+	struct cxfw_stats st;
+	uint32_t qpn;
+	int32_t n;
+
+	CHECK_EQ(setup(t, &e), 0);
+	CHECK_EQ(drv_query_cap(t, CXIB_HCA_CAP_OP_MOD(0, CXIB_HCA_CAP_MODE_CUR), &cap), 0);
+	CHECK_EQ(CXIB_GET(cap.dw, CXIB_HCA_CAP_PAGE_REQUEST_DISABLE), 1);
+	a = qp_defaults(t, &e, CXIB_QPC_ST_RC);
+	CHECK_EQ(create_qp(t, &a, &qpn), 0);
+	CHECK_EQ(drv_query_pages(t, CXIB_QUERY_PAGES_OP_MOD_REGULAR, &n), 0);
+	CHECK_EQ(n, 0);
+	cxfw_get_stats(t->dev, &st);
+	CHECK_EQ(st.page_requests, 0);
+}
