@@ -1,15 +1,17 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * cxib_kunit: PDs, the DMA MR and kernel CQs on a real cxib function (the cxib-pci model
- * in the KUnit VM), through the RDMA core's kernel verbs on the device cxib.ko registered.
+ * cxib_kunit: PDs, the DMA MR, kernel CQs and an SRQ on a real cxib function (the cxib-pci
+ * model in the KUnit VM), through the RDMA core's kernel verbs on the device cxib.ko
+ * registered.
  *
  * Unlike the other live suites this one leaves the function to cxib.ko and holds a
  * reference on its ib_device.  What the verbs did in the device is read back with
  * QUERY_MKEY and QUERY_CQ, issued through the driver's fw.c (compiled into this module,
  * working on cxib.ko's device structure and command queue, which is the same code).
- * The cases check creation, the contexts the device holds, arming and destruction, and
- * completion event moderation (rdma_set_cq_moderation), whose CQEs come from receives
- * posted to a QP in the error state: the device flushes each one with an error CQE.
+ * The cases check creation, the contexts the device holds, arming and destruction (of a
+ * kernel SRQ too: an RMP at ISSI 1, read back with QUERY_RMP), and completion event
+ * moderation (rdma_set_cq_moderation), whose CQEs come from receives posted to a QP in the
+ * error state: the device flushes each one with an error CQE.
  */
 
 #include <kunit/test.h>
@@ -203,6 +205,83 @@ static void live_cq_bad_attributes_rejected(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, PTR_ERR_OR_ZERO(ibcq), -EINVAL);
 	if (!IS_ERR(ibcq))
 		ib_destroy_cq(ibcq);
+}
+
+/*
+ * A kernel SRQ as the device holds it: at ISSI 1 an RMP (QUERY_RMP finds it), at ISSI 0 an
+ * SRQ; its ring, PD and doorbell record as the driver built them; the limit armed through
+ * the verbs (MODIFY_RMP or ARM_RQ) read back through the device.
+ */
+static void live_srq_object_and_limit(struct kunit *test)
+{
+	struct cxib_dev *dev = test->priv;
+	struct ib_srq_init_attr sa = {
+		.attr = { .max_wr = 100, .max_sge = 2 },
+		.srq_type = IB_SRQT_BASIC,
+	};
+	struct ib_srq_attr qa = {}, ma = {};
+	struct cxib_srq *srq;
+	struct ib_srq *ibsrq;
+	struct ib_pd *pd;
+	u32 srqn, lwm;
+
+	pd = ib_alloc_pd(&dev->ibdev, 0);
+	KUNIT_ASSERT_FALSE_MSG(test, IS_ERR(pd), "ib_alloc_pd: %ld", PTR_ERR(pd));
+	ibsrq = ib_create_srq(pd, &sa);
+	if (IS_ERR(ibsrq)) {
+		ib_dealloc_pd(pd);
+		KUNIT_FAIL_AND_ABORT(test, "ib_create_srq: %ld", PTR_ERR(ibsrq));
+	}
+	srq = to_cxib_srq(ibsrq);
+	srqn = srq->srqn;
+	/* 100 receives + the list's tail: 128 WQEs; 16 + 2 * 16 bytes: 64-byte WQEs */
+	KUNIT_EXPECT_EQ(test, sa.attr.max_wr, 127);
+	KUNIT_EXPECT_EQ(test, sa.attr.max_sge, 3);
+
+	if (dev->issi == CXIB_ISSI_1) {
+		struct cxib_rmpc rmpc;
+		__be32 *wq = rmpc.dw + CXIB_RMPC_WQ_OFFSET / 4;
+
+		KUNIT_ASSERT_EQ(test, cxib_cmd_query_rmp(dev, srqn, &rmpc), 0);
+		KUNIT_EXPECT_EQ(test, CXIB_GET(rmpc.dw, CXIB_RMPC_STATE), CXIB_RMPC_STATE_RDY);
+		KUNIT_EXPECT_EQ(test, CXIB_GET(wq, CXIB_WQC_WQ_TYPE), CXIB_WQ_TYPE_LINKED_LIST);
+		KUNIT_EXPECT_EQ(test, CXIB_GET(wq, CXIB_WQC_LOG_WQ_SZ), 7);
+		KUNIT_EXPECT_EQ(test, CXIB_GET(wq, CXIB_WQC_LOG_WQ_STRIDE), 6);
+		KUNIT_EXPECT_EQ(test, CXIB_GET(wq, CXIB_WQC_PD), to_cxib_pd(pd)->pdn);
+		KUNIT_EXPECT_EQ(test, CXIB_GET64(wq, CXIB_WQC_DBR_ADDR), (u64)srq->dbr.dma);
+		KUNIT_EXPECT_EQ(test, CXIB_GET(wq, CXIB_WQC_LWM), 0);
+	} else {
+		struct cxib_srqc srqc;
+
+		KUNIT_ASSERT_EQ(test, cxib_cmd_query_srq(dev, srqn, &srqc), 0);
+		KUNIT_EXPECT_EQ(test, CXIB_GET(&srqc, CXIB_SRQC_LOG_SRQ_SIZE), 7);
+		KUNIT_EXPECT_EQ(test, CXIB_GET(&srqc, CXIB_SRQC_PD), to_cxib_pd(pd)->pdn);
+		KUNIT_EXPECT_EQ(test, CXIB_GET64(&srqc, CXIB_SRQC_DBR_ADDR), (u64)srq->dbr.dma);
+	}
+
+	/* arm, read back through the verbs and the device; the limit must lie in the ring */
+	ma.srq_limit = 10;
+	KUNIT_EXPECT_EQ(test, ib_modify_srq(ibsrq, &ma, IB_SRQ_LIMIT), 0);
+	KUNIT_EXPECT_EQ(test, ib_query_srq(ibsrq, &qa), 0);
+	KUNIT_EXPECT_EQ(test, qa.srq_limit, 10);
+	KUNIT_EXPECT_EQ(test, qa.max_wr, 127);
+	if (dev->issi == CXIB_ISSI_1) {
+		struct cxib_rmpc rmpc;
+
+		KUNIT_EXPECT_EQ(test, cxib_cmd_query_rmp(dev, srqn, &rmpc), 0);
+		lwm = CXIB_GET(rmpc.dw + CXIB_RMPC_WQ_OFFSET / 4, CXIB_WQC_LWM);
+		KUNIT_EXPECT_EQ(test, lwm, 10);
+	}
+	ma.srq_limit = 127;
+	KUNIT_EXPECT_EQ(test, ib_modify_srq(ibsrq, &ma, IB_SRQ_LIMIT), -EINVAL);
+	ma.srq_limit = 0;	/* disarms */
+	KUNIT_EXPECT_EQ(test, ib_modify_srq(ibsrq, &ma, IB_SRQ_LIMIT), 0);
+	KUNIT_EXPECT_EQ(test, ib_query_srq(ibsrq, &qa), 0);
+	KUNIT_EXPECT_EQ(test, qa.srq_limit, 0);
+	KUNIT_EXPECT_EQ(test, ib_modify_srq(ibsrq, &ma, IB_SRQ_MAX_WR), -EOPNOTSUPP);
+
+	KUNIT_EXPECT_EQ(test, ib_destroy_srq_user(ibsrq, NULL), 0);
+	ib_dealloc_pd(pd);
 }
 
 /* Wait until the device has written @n CQEs to the CQ (or CQ_LIVE_ARM_WAIT_MS passed). */
@@ -444,6 +523,7 @@ static struct kunit_case cxib_cq_live_cases[] = {
 	KUNIT_CASE(live_cq_create_arm_destroy),
 	KUNIT_CASE(live_cq_solicited_arm),
 	KUNIT_CASE(live_cq_bad_attributes_rejected),
+	KUNIT_CASE(live_srq_object_and_limit),
 	KUNIT_CASE(live_cq_moderation),
 	KUNIT_CASE(live_cq_vectors_and_affinity),
 	{}

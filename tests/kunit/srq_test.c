@@ -6,6 +6,9 @@
  * - SRQ ring geometry, the free list of linked WQEs, the WQEs post_srq_recv writes (checked
  *   byte by byte against the PRM's offsets), the doorbell record, full and bad requests,
  *   and recycling a WQE a completion names;
+ * - the device's view of an SRQ: the srqc of CREATE_SRQ (ISSI 0), the rmpc and wq of
+ *   CREATE_RMP (ISSI 1), the MODIFY_RMP input that arms an RMP's limit, and how far into
+ *   its page each context lets a ring start;
  * - the memory key context of a fast-registration MR and the translation list map_mr_sg
  *   builds from a DMA-mapped scatterlist;
  * - the ATTACH_TO_MCG / DETACH_FROM_MCG input;
@@ -224,6 +227,117 @@ static void srq_event_type_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, cxib_srq_event_type(0x12), IB_EVENT_SRQ_ERR);
 	KUNIT_EXPECT_EQ(test, cxib_srq_event_type(0x13), -1);	/* a QP's event */
 	KUNIT_EXPECT_EQ(test, cxib_srq_event_type(CXIB_EVENT_TYPE_CQ_ERROR), -1);
+}
+
+/* ---- The device's SRQ object: srqc (ISSI 0), rmpc + wq (ISSI 1) ------------------------------ */
+
+/* Byte offsets in the srqc and the rmpc with its wq (mlx5_ifc.h bit offsets / 8). */
+#define SRQC_LOG_SRQ_SIZE	0x00	/* [3:0] */
+#define SRQC_LOG_RQ_STRIDE	0x04	/* [2:0], log2(bytes) - 4 */
+#define SRQC_PAGE_OFFSET	0x08	/* [7:2] */
+#define SRQC_PD			0x18	/* [23:0] of the dword */
+#define SRQC_DBR_ADDR		0x28
+#define RMPC_STATE		0x01	/* [7:4] */
+#define RMPC_CYCLIC		0x04	/* [7] basic_cyclic_rcv_wqe */
+#define RMPC_WQ			0x30
+#define WQ_TYPE			0x00	/* [7:4] */
+#define WQ_PAGE_OFFSET		0x05	/* [4:0] */
+#define WQ_LWM			0x06	/* 16 bits */
+#define WQ_PD			0x08	/* [23:0] of the dword */
+#define WQ_DBR_ADDR		0x10
+#define WQ_LOG_WQ_STRIDE	0x21	/* [3:0], log2(bytes) */
+#define WQ_LOG_WQ_PG_SZ		0x22	/* [4:0] */
+#define WQ_LOG_WQ_SZ		0x23	/* [4:0] */
+#define RMPC_BYTES		(RMPC_WQ + 0xc0)
+
+/* One SRQ, two contexts: the same ring, PD and doorbell record in each layout. */
+static void srq_srqc_and_rmpc_test(struct kunit *test)
+{
+	struct cxib_srq *srq = fake_srq(test, 7, 6);	/* 128 WQEs of 64 bytes */
+	struct cxib_srqc srqc = {};
+	struct cxib_rmpc rmpc = {};
+	u8 *b = (u8 *)&srqc, *r = (u8 *)&rmpc, *wq = r + RMPC_WQ;
+	unsigned int i;
+
+	KUNIT_ASSERT_EQ(test, sizeof(rmpc), RMPC_BYTES);
+	srq->dbr.dma = 0x123456789abcdec0ull;
+	cxib_srq_fill_srqc(srq, 0xabcdef, &srqc);
+	KUNIT_EXPECT_EQ(test, b[SRQC_LOG_SRQ_SIZE], 7);	/* state GOOD (0) above it */
+	KUNIT_EXPECT_EQ(test, b[SRQC_LOG_RQ_STRIDE], 6 - 4);
+	KUNIT_EXPECT_EQ(test, b[SRQC_PAGE_OFFSET], 0);
+	KUNIT_EXPECT_EQ(test, get_unaligned_be32(b + SRQC_PD), 0xabcdef);
+	KUNIT_EXPECT_EQ(test, get_unaligned_be64(b + SRQC_DBR_ADDR), 0x123456789abcdec0ull);
+
+	cxib_srq_fill_rmpc(srq, 0xabcdef, &rmpc);
+	KUNIT_EXPECT_EQ(test, r[RMPC_STATE], 0x10);	/* RDY */
+	KUNIT_EXPECT_EQ(test, r[RMPC_CYCLIC], 0);
+	KUNIT_EXPECT_EQ(test, wq[WQ_TYPE], 0);		/* linked list, no signature */
+	KUNIT_EXPECT_EQ(test, wq[WQ_PAGE_OFFSET], 0);
+	KUNIT_EXPECT_EQ(test, get_unaligned_be16(wq + WQ_LWM), 0);
+	KUNIT_EXPECT_EQ(test, get_unaligned_be32(wq + WQ_PD), 0xabcdef);
+	KUNIT_EXPECT_EQ(test, get_unaligned_be64(wq + WQ_DBR_ADDR), 0x123456789abcdec0ull);
+	KUNIT_EXPECT_EQ(test, wq[WQ_LOG_WQ_STRIDE], 6);	/* plain log2, not 16-byte units */
+	KUNIT_EXPECT_EQ(test, wq[WQ_LOG_WQ_PG_SZ], 0);	/* 4 KiB pieces */
+	KUNIT_EXPECT_EQ(test, wq[WQ_LOG_WQ_SZ], 7);
+	/* nothing else: the rest of the rmpc and every other wq field stay 0 */
+	for (i = 0; i < RMPC_BYTES; i++) {
+		if (i == RMPC_STATE || (i >= RMPC_WQ + WQ_PD + 1 && i < RMPC_WQ + WQ_PD + 4) ||
+		    (i >= RMPC_WQ + WQ_DBR_ADDR && i < RMPC_WQ + WQ_DBR_ADDR + 8) ||
+		    i == RMPC_WQ + WQ_LOG_WQ_STRIDE || i == RMPC_WQ + WQ_LOG_WQ_SZ)
+			continue;
+		KUNIT_EXPECT_EQ_MSG(test, r[i], 0, "rmpc byte 0x%x", i);
+	}
+}
+
+/* A user SRQ's ring off a page: both contexts carry libmlx5's offset, in 64-byte units. */
+static void srq_contexts_page_offset_test(struct kunit *test)
+{
+	struct cxib_srq *srq = fake_srq(test, 4, 5);
+	struct cxib_uq *uq = kunit_kzalloc(test, sizeof(*uq), GFP_KERNEL);
+	struct cxib_srqc srqc = {};
+	struct cxib_rmpc rmpc = {};
+	u8 *wq = (u8 *)&rmpc + RMPC_WQ;
+
+	KUNIT_ASSERT_NOT_NULL(test, uq);
+	uq->page_offset = 0x7c0 / 64;	/* the last unit an RMP's wq reaches */
+	srq->uq = uq;
+	cxib_srq_fill_srqc(srq, 1, &srqc);
+	cxib_srq_fill_rmpc(srq, 1, &rmpc);
+	KUNIT_EXPECT_EQ(test, ((u8 *)&srqc)[SRQC_PAGE_OFFSET] >> 2, 31);
+	KUNIT_EXPECT_EQ(test, wq[WQ_PAGE_OFFSET], 31);
+	srq->uq = NULL;
+}
+
+/* The srqc's page_offset reaches every 64-byte unit of a 4 KiB page; the wq's only half. */
+static void srq_max_page_offset_test(struct kunit *test)
+{
+	KUNIT_EXPECT_EQ(test, cxib_srq_max_page_offset(CXIB_ISSI_0), 63);
+	KUNIT_EXPECT_EQ(test, cxib_srq_max_page_offset(CXIB_ISSI_1), 31);
+}
+
+/* MODIFY_RMP as modify_srq(IB_SRQ_LIMIT) sends it at ISSI 1. */
+static void rmp_arm_cmd_layout_test(struct kunit *test)
+{
+	u8 *in = kunit_kzalloc(test, CXIB_MODIFY_RMP_IN_LEN, GFP_KERNEL);
+	u8 *want = kunit_kzalloc(test, CXIB_MODIFY_RMP_IN_LEN, GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, in);
+	KUNIT_ASSERT_NOT_NULL(test, want);
+	KUNIT_ASSERT_EQ(test, CXIB_MODIFY_RMP_IN_LEN, 0x20 + RMPC_BYTES);
+	cxib_rmp_build_arm(in, 0xabcdef, 0x1234);
+	put_unaligned_be16(0x90d, want);		/* opcode MODIFY_RMP, op_mod 0 */
+	put_unaligned_be32(0x10abcdef, want + 8);	/* rmp_state RDY, rmpn */
+	put_unaligned_be64(1, want + 0x10);		/* bitmask: lwm */
+	want[0x20 + RMPC_STATE] = 0x10;			/* the rmpc's (next) state RDY */
+	put_unaligned_be16(0x1234, want + 0x20 + RMPC_WQ + WQ_LWM);
+	KUNIT_EXPECT_MEMEQ(test, in, want, CXIB_MODIFY_RMP_IN_LEN);
+
+	/* 0 disarms: the same command with lwm 0 */
+	memset(in, 0, CXIB_MODIFY_RMP_IN_LEN);
+	cxib_rmp_build_arm(in, 1, 0);
+	KUNIT_EXPECT_EQ(test, get_unaligned_be32(in + 8), 0x10000001);
+	KUNIT_EXPECT_EQ(test, get_unaligned_be64(in + 0x10), 1);
+	KUNIT_EXPECT_EQ(test, get_unaligned_be16(in + 0x20 + RMPC_WQ + WQ_LWM), 0);
 }
 
 /* ---- Fast-registration MRs ------------------------------------------------------------------ */
@@ -456,6 +570,10 @@ static struct kunit_case cxib_srq_cases[] = {
 	KUNIT_CASE(srq_post_writes_wqes_and_doorbell_test),
 	KUNIT_CASE(srq_post_full_and_bad_requests_test),
 	KUNIT_CASE(srq_event_type_test),
+	KUNIT_CASE(srq_srqc_and_rmpc_test),
+	KUNIT_CASE(srq_contexts_page_offset_test),
+	KUNIT_CASE(srq_max_page_offset_test),
+	KUNIT_CASE(rmp_arm_cmd_layout_test),
 	KUNIT_CASE(mr_fast_reg_mkc_test),
 	KUNIT_CASE(mkc_access_and_mode_test),
 	KUNIT_CASE(mr_page_list_size_test),

@@ -5,11 +5,11 @@
  * The KUnit VM's cxib-pci function has a loopback plug instead of a cable (run-kunit), so
  * its port comes up ACTIVE with a LID and every packet it sends arrives on it again.  Two
  * QPs on the device talk to each other with dlid = the port's own LID: RC SEND/RECV from
- * 1 B to 1 MiB, RDMA WRITE, WRITE_WITH_IMM, RDMA READ, both atomics, an SRQ, UD, UD
- * multicast, fast registration with LOCAL_INV and SEND_WITH_INV, and the error completions
- * with their exact statuses (bad lkey, bad rkey, a write to a read-only region, RNR retries
- * exceeded, flush after an error), ib_drain_qp(), and a CQ overrun reported to the CQ's
- * event handler as IB_EVENT_CQ_ERR.  Data is compared byte for byte.
+ * 1 B to 1 MiB, RDMA WRITE, WRITE_WITH_IMM, RDMA READ, both atomics, an SRQ with its limit
+ * event, UD, UD multicast, fast registration with LOCAL_INV and SEND_WITH_INV, and the
+ * error completions with their exact statuses (bad lkey, bad rkey, a write to a read-only
+ * region, RNR retries exceeded, flush after an error), ib_drain_qp(), and a CQ overrun
+ * reported to the CQ's event handler as IB_EVENT_CQ_ERR.  Data is compared byte for byte.
  *
  * Like cxib_cq_live the suite leaves the function to cxib.ko and holds its ib_device.  A
  * port that is not ACTIVE (no cable, no plug) skips every case, saying so.
@@ -91,6 +91,9 @@ struct tl_ctx {
 	u32 reg_len;		/* bytes of b that mr covers */
 	struct ib_ah *ah;
 	bool mc_attached;
+	/* SRQ limit events of the SRQ case, and any other event on an SRQ */
+	atomic_t srq_limit_events;
+	bool srq_other_event;
 	/* CQ overrun */
 	struct ib_cq *small_cq;
 	atomic_t cq_err_events;
@@ -284,6 +287,16 @@ static void tl_put64(struct tl_ctx *c, struct tl_buf *b, size_t off, u64 v)
 
 /* ---- QPs ----------------------------------------------------------------------------- */
 
+static void tl_srq_event(struct ib_event *ev, void *ctx)
+{
+	struct tl_ctx *c = ctx;
+
+	if (ev->event == IB_EVENT_SRQ_LIMIT_REACHED)
+		atomic_inc(&c->srq_limit_events);
+	else
+		c->srq_other_event = true;
+}
+
 static void tl_q_create(struct tl_ctx *c, struct tl_q *q, const struct tl_qp_opts *o)
 {
 	struct kunit *test = c->test;
@@ -297,6 +310,8 @@ static void tl_q_create(struct tl_ctx *c, struct tl_q *q, const struct tl_qp_opt
 		struct ib_srq_init_attr sa = {
 			.attr = { .max_wr = TL_QP_DEPTH, .max_sge = 1 },
 			.srq_type = IB_SRQT_BASIC,
+			.event_handler = tl_srq_event,
+			.srq_context = c,
 		};
 
 		q->srq = ib_create_srq(c->pd, &sa);
@@ -794,12 +809,18 @@ static void live_atomic_fetch_add(struct kunit *test)
 	tl_atomics(test, false);
 }
 
-/* Sends of different sizes into B's shared receive queue, consumed in order. */
+/*
+ * Sends of different sizes into B's shared receive queue, consumed in order; the SRQ's limit,
+ * armed at 6 with 8 receives posted, raises one IB_EVENT_SRQ_LIMIT_REACHED (the device's
+ * SRQ_RQ_LIMIT event naming the SRQ's number, an RMP's at ISSI 1).
+ */
 static void live_srq_recv(struct kunit *test)
 {
 	const struct tl_qp_opts osrq = { .srq = true, .rnr_retry = 7 };
+	struct ib_srq_attr limit = { .srq_limit = 6 };
 	struct tl_ctx *c = test->priv;
 	const u32 slot = 4096;
+	unsigned long end;
 	struct ib_wc wc;
 	u32 i;
 
@@ -808,6 +829,7 @@ static void live_srq_recv(struct kunit *test)
 	tl_pair(c, &tl_rc, &osrq);
 	for (i = 0; i < 8; i++)
 		tl_post_recv(c, &c->qb, 300 + i, c->b.dma + i * slot, slot);
+	KUNIT_EXPECT_EQ(test, ib_modify_srq(c->qb.srq, &limit, IB_SRQ_LIMIT), 0);
 	for (i = 0; i < 8; i++) {
 		struct tl_op op = { .opcode = IB_WR_SEND, .wr_id = i,
 				    .laddr = c->a.dma + i * slot, .len = 100 * (i + 1) };
@@ -820,6 +842,13 @@ static void live_srq_recv(struct kunit *test)
 		KUNIT_EXPECT_EQ(test, wc.byte_len, op.len);
 		tl_check(c, &c->b, i * slot, op.len, 30 + i, "SRQ data");
 	}
+	/* posted-but-unconsumed fell below 6 at the third receive; the device disarmed */
+	end = jiffies + msecs_to_jiffies(TL_EVENT_TIMEOUT_MS);
+	while (!atomic_read(&c->srq_limit_events) && !time_after(jiffies, end))
+		msleep(20);
+	KUNIT_EXPECT_EQ_MSG(test, atomic_read(&c->srq_limit_events), 1,
+			    "SRQ limit events after 8 receives with the limit at 6");
+	KUNIT_EXPECT_FALSE_MSG(test, c->srq_other_event, "another SRQ event came");
 }
 
 static void tl_ud(struct kunit *test, bool mcast)
