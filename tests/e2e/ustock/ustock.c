@@ -77,7 +77,10 @@ static unsigned int nalloc[8], nfree;
  *   PD_EXACT  exactly that alignment and never more (a small QP buffer then never starts
  *             on a page)
  *   PD_LINE   64 bytes (a cache line) whatever libmlx5 asks for, as an allocator that
- *             hands out cache-aligned memory does: SRQ buffers off a page too
+ *             hands out cache-aligned memory does: SRQ buffers off a page too.  The
+ *             memory starts 64 bytes into a page: an SRQ ring further into its page than
+ *             2 KiB cannot be an RMP at ISSI 1 (its page_offset has 5 bits of page size
+ *             / 64), which mlx5_ib refuses with EINVAL as cxib does
  * The bytes skipped before the memory are remembered in the word in front of it.
  */
 enum { PD_ASKED, PD_EXACT, PD_LINE };
@@ -92,9 +95,11 @@ static void *pd_alloc(struct ibv_pd *pd, void *pd_context, size_t size, size_t a
 	(void)pd;
 	if (alignment < sizeof(void *))
 		alignment = sizeof(void *);
-	if (pd_context == (void *)PD_LINE)
-		alignment = 64;
-	if (pd_context) {
+	if (pd_context == (void *)PD_LINE) {
+		pad = 64;
+		if (posix_memalign(&p, 4096, size + pad))
+			return NULL;
+	} else if (pd_context) {
 		pad = alignment < 16 ? 16 : alignment;
 		if (posix_memalign(&p, 2 * pad, size + pad))
 			return NULL;
