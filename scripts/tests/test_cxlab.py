@@ -164,7 +164,7 @@ class StatusTable(unittest.TestCase):
         self.assertEqual(cmd[i + 1],
                          f"unix:{os.path.join(self.run, 'node1')}/qmp.sock,server=on,wait=off")
         self.assertIn(f"cxib-pci,id=hca1,bus=rp1,guid=0x2c90300a00001,serial=1,"
-                      f"cmd-trace={self.run}/node1/cmd-trace.txt,strict=on,"
+                      f"cmd-trace={self.run}/node1/cmd-trace.txt,strict=on,runtime-pages=0,"
                       f"cable={self.run}/cable-1-2.sock,cable-listen=on,auto-activate=off", cmd)
 
     def test_strict_mode_can_be_turned_off(self):
@@ -173,6 +173,9 @@ class StatusTable(unittest.TestCase):
                               "6.12", netfd=5, strict=False)
         dev = next(a for a in cmd if a.startswith("cxib-pci,"))
         self.assertIn(",strict=off,", dev)
+        cmd = cx.qemu_cmdline(paths, self.run, "node1", 1, 2, [1, 2], 3, self.run, 1024,
+                              "6.12", netfd=5, runtime_pages=2)
+        self.assertIn(",runtime-pages=2,", next(a for a in cmd if a.startswith("cxib-pci,")))
 
     def test_every_node_has_a_scratch_disk_of_its_own(self):
         paths = {k: f"/x/{k}" for k in ("qemu", "kernel", "initramfs", "rootfs")}
