@@ -552,11 +552,14 @@ void cxfw_cq_doorbell(struct cxfw_dev *dev, uint32_t uar, uint32_t dw0, uint32_t
 	uint32_t sn = CXIB_FIELD_GET(CXIB_CQ_UAR_DB_SN, dw0);
 	struct cxfw_cq *cq;
 	bool bad, kick = false;
+	uint32_t owner = 0;
 
 	pthread_mutex_lock(&dev->lock);
 	dev->stats.cq_doorbells++;
 	cq = cxfw_cq_lookup(dev, cqn);
 	bad = !cq || cq->uar != uar;
+	if (cq)
+		owner = cq->uar;
 	if (!bad && !(cq->fired && sn == cq->arm_sn)) {	/* else stale: event already sent */
 		cq->arm = CXIB_FIELD_GET(CXIB_CQ_UAR_DB_CMD, dw0) ? CXFW_CQ_ARM_SOL :
 								    CXFW_CQ_ARM_NEXT;
@@ -571,8 +574,7 @@ void cxfw_cq_doorbell(struct cxfw_dev *dev, uint32_t uar, uint32_t dw0, uint32_t
 	}
 	pthread_mutex_unlock(&dev->lock);
 	if (bad)
-		cxfw_log(dev, CXFW_LOG_ERR, "cxfw: CQ doorbell for CQ %u through UAR %u ignored",
-			 cqn, uar);
+		cxfw_doorbell_refused(dev, "CQ", cqn, uar, owner);
 	if (kick)
 		dev->plat.kick(dev->plat.opaque);
 }

@@ -498,6 +498,13 @@ void cxfw_cmd_process(struct cxfw_dev *dev);
 
 /* strict.c: the strict-mode rules for a command about to run; its status (0: run it). */
 uint8_t cxfw_strict_check(struct cxfw_dev *dev, struct cxfw_cmd *cmd);
+/*
+ * A doorbell for @what number @num came through UAR page @uar and is ignored; @owner is
+ * the object's own UAR page (0: no such object, or a QP without a send queue).  Logged;
+ * under strict mode's uar-owner rule when the object exists.  Lock not held.
+ */
+void cxfw_doorbell_refused(struct cxfw_dev *dev, const char *what, uint32_t num,
+			   uint32_t uar, uint32_t owner);
 void cxfw_cmd_trace(struct cxfw_dev *dev, const struct cxfw_cmd *cmd, const char *name,
 		    uint8_t status);
 bool cxfw_cmd_checksums(struct cxfw_dev *dev);

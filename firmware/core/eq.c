@@ -155,11 +155,14 @@ void cxfw_eq_doorbell(struct cxfw_dev *dev, uint32_t uar, uint32_t off, uint32_t
 	struct cxfw_eq *eq;
 	unsigned int intr = 0;
 	bool fire = false, bad;
+	uint32_t owner = 0;
 
 	pthread_mutex_lock(&dev->lock);
 	dev->stats.eq_doorbells++;
 	eq = eqn < CXFW_MAX_EQS && dev->eqs[eqn].valid ? &dev->eqs[eqn] : NULL;
 	bad = !eq || eq->uar != uar;
+	if (eq)
+		owner = eq->uar;
 	if (!bad) {
 		eq->cons = ci;
 		if (off == CXIB_UAR_EQ_DOORBELL_ARM) {
@@ -174,8 +177,7 @@ void cxfw_eq_doorbell(struct cxfw_dev *dev, uint32_t uar, uint32_t off, uint32_t
 	}
 	pthread_mutex_unlock(&dev->lock);
 	if (bad)
-		cxfw_log(dev, CXFW_LOG_ERR, "cxfw: EQ doorbell for EQ %u through UAR %u ignored",
-			 eqn, uar);
+		cxfw_doorbell_refused(dev, "EQ", eqn, uar, owner);
 	if (fire)
 		cxfw_msix(dev, intr);
 }

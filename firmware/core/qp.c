@@ -578,12 +578,15 @@ void cxfw_qp_sq_doorbell(struct cxfw_dev *dev, uint32_t uar, uint32_t dw0, uint3
 	uint32_t qpn = CXIB_FIELD_GET(CXIB_SQ_DB_QPN, dw1);
 	struct cxfw_qp *qp;
 	bool bad, kick = false;
+	uint32_t owner = 0;
 
 	(void)dw0;
 	pthread_mutex_lock(&dev->lock);
 	dev->stats.sq_doorbells++;
 	qp = cxfw_qp_lookup(dev, qpn);
 	bad = !qp || qp->uar != uar || qp->no_sq;
+	if (qp && !qp->no_sq)
+		owner = qp->uar;
 	if (!bad && !qp->sq_db_pending) {
 		qp->sq_db_pending = true;
 		if (dev->qp_db_count < CXFW_QP_DB_RING)
@@ -595,8 +598,7 @@ void cxfw_qp_sq_doorbell(struct cxfw_dev *dev, uint32_t uar, uint32_t dw0, uint3
 	}
 	pthread_mutex_unlock(&dev->lock);
 	if (bad)
-		cxfw_log(dev, CXFW_LOG_ERR, "cxfw: SQ doorbell for QP 0x%x through UAR %u ignored",
-			 qpn, uar);
+		cxfw_doorbell_refused(dev, "QP", qpn, uar, owner);
 	if (kick)
 		dev->plat.kick(dev->plat.opaque);
 }

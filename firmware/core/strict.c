@@ -10,9 +10,16 @@
  *               QUERY_ISSI, SET_ISSI, DISABLE_HCA and NOP run (PRM "HCA Driver Start-up":
  *               the interface version is fixed before anything else is negotiated):
  *               BAD_SYS_STATE, syndrome class ORDER with the SET_ISSI opcode.
+ *  boot-pages   Between SET_ISSI and the boot pages (QUERY_PAGES op_mod 1) being held,
+ *               only QUERY_ISSI, SET_ISSI, QUERY_PAGES, MANAGE_PAGES, DISABLE_HCA and NOP
+ *               run (PRM start-up: the firmware runs on the boot pages): BAD_SYS_STATE,
+ *               class ORDER with the MANAGE_PAGES opcode.
  *  reserved     The commands whose whole input is the 16-byte header (below) have every
  *               bit of dwords 2 and 3 outside their named fields clear: BAD_PARAM,
  *               syndrome class RESERVED with the dword index.
+ *  uar-owner    An EQ, CQ or SQ doorbell through a UAR page other than the one the queue
+ *               was created with is ignored in either mode; in strict mode the log line
+ *               names the rule, so the lab fails the job (a doorbell has no status).
  *
  * Always enforced, strict or not (elsewhere): reserved bits of the command entry, the
  * mailboxes and dword 1 of every header (cmd.c); INIT_HCA only after the pages QUERY_PAGES
@@ -79,6 +86,25 @@ static bool cxfw_strict_before_issi(uint16_t opcode)
 	       opcode == CXIB_CMD_OP_DISABLE_HCA || opcode == CXIB_CMD_OP_NOP;
 }
 
+/* ... and before the boot pages are held (boot-pages). */
+static bool cxfw_strict_before_boot_pages(uint16_t opcode)
+{
+	return cxfw_strict_before_issi(opcode) || opcode == CXIB_CMD_OP_QUERY_PAGES ||
+	       opcode == CXIB_CMD_OP_MANAGE_PAGES;
+}
+
+void cxfw_doorbell_refused(struct cxfw_dev *dev, const char *what, uint32_t num,
+			   uint32_t uar, uint32_t owner)
+{
+	if (owner && dev->cfg.strict)
+		cxfw_log(dev, CXFW_LOG_ERR,
+			 "cxfw: strict: uar-owner: %s doorbell for %s 0x%x through UAR %u, not its UAR %u: ignored",
+			 what, what, num, uar, owner);
+	else
+		cxfw_log(dev, CXFW_LOG_ERR, "cxfw: %s doorbell for %s 0x%x through UAR %u ignored",
+			 what, what, num, uar);
+}
+
 static uint8_t cxfw_strict_refuse(struct cxfw_dev *dev, struct cxfw_cmd *cmd, uint8_t status,
 				  uint32_t synd, const char *rule, const char *what)
 {
@@ -90,7 +116,7 @@ static uint8_t cxfw_strict_refuse(struct cxfw_dev *dev, struct cxfw_cmd *cmd, ui
 uint8_t cxfw_strict_check(struct cxfw_dev *dev, struct cxfw_cmd *cmd)
 {
 	enum cxfw_hca_state state;
-	bool issi_set;
+	bool issi_set, boot_held;
 	size_t i, k;
 
 	if (!dev->cfg.strict)
@@ -99,6 +125,7 @@ uint8_t cxfw_strict_check(struct cxfw_dev *dev, struct cxfw_cmd *cmd)
 	pthread_mutex_lock(&dev->lock);
 	state = dev->hca_state;
 	issi_set = dev->issi_set;
+	boot_held = dev->npages >= dev->cfg.boot_pages;
 	pthread_mutex_unlock(&dev->lock);
 	if (state == CXFW_HCA_ENABLED && !issi_set &&
 	    (dev->cfg.supported_issi & (1u << CXIB_ISSI_1)) &&
@@ -106,6 +133,11 @@ uint8_t cxfw_strict_check(struct cxfw_dev *dev, struct cxfw_cmd *cmd)
 		return cxfw_strict_refuse(dev, cmd, CXIB_CMD_STAT_BAD_SYS_STATE,
 					  CXFW_SYND(CXFW_SYND_ORDER, CXIB_CMD_OP_SET_ISSI),
 					  "issi-first", "SET_ISSI has not run since ENABLE_HCA");
+	if (state == CXFW_HCA_ENABLED && !boot_held &&
+	    !cxfw_strict_before_boot_pages(cmd->opcode))
+		return cxfw_strict_refuse(dev, cmd, CXIB_CMD_STAT_BAD_SYS_STATE,
+					  CXFW_SYND(CXFW_SYND_ORDER, CXIB_CMD_OP_MANAGE_PAGES),
+					  "boot-pages", "the boot pages have not been given");
 
 	for (i = 0; i < sizeof(cxfw_strict_cmds) / sizeof(cxfw_strict_cmds[0]); i++) {
 		const struct cxfw_strict_cmd *c = &cxfw_strict_cmds[i];

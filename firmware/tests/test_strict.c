@@ -84,3 +84,45 @@ TEST(strict_off_is_lenient_about_both_rules)
 			    sizeof(out)), 0);
 	CHECK_EQ(fake_err_logs(&t->fk), 0);
 }
+
+TEST(strict_refuses_commands_before_the_boot_pages)
+{
+	__be32 out[4];
+	struct cxib_hca_cap cap;
+	int32_t n;
+
+	CHECK(strict_device(t, true));
+	CHECK_EQ(drv_enable_hca(t), 0);
+	CHECK_EQ(cmd_simple(t, CXIB_CMD_OP_SET_ISSI, 0, CXIB_ISSI_1, 0, out, 16), 0);
+	CHECK_EQ(drv_query_cap(t, CXIB_HCA_CAP_OP_MOD(0, CXIB_HCA_CAP_MODE_MAX), &cap),
+		 CXIB_CMD_STAT_BAD_SYS_STATE);
+	CHECK(fake_log_has(&t->fk, "strict: boot-pages"));
+	CHECK_EQ(drv_query_pages(t, CXIB_QUERY_PAGES_OP_MOD_BOOT, &n), 0);
+	CHECK_EQ(drv_give_pages(t, (uint32_t)n), 0);
+	CHECK_EQ(drv_query_cap(t, CXIB_HCA_CAP_OP_MOD(0, CXIB_HCA_CAP_MODE_MAX), &cap), 0);
+}
+
+/* A doorbell through another UAR page is ignored either way; strict names the rule. */
+static void eq_doorbell_through_another_uar(struct test_ctx *t, bool strict)
+{
+	uint32_t uar, other, eqn;
+
+	CHECK(strict_device(t, strict));
+	CHECK_EQ(drv_bringup(t), 0);
+	CHECK_EQ(drv_alloc_uar(t, &uar), 0);
+	CHECK_EQ(drv_alloc_uar(t, &other), 0);
+	CHECK_EQ(drv_create_eq(t, drv_eq_buffer(t, 0, 4), 4, uar, 0, 0, &eqn), 0);
+	drv_eq_doorbell(t, other, eqn, 0, true);
+	CHECK(fake_log_has(&t->fk, "EQ doorbell for EQ"));
+	CHECK_EQ(fake_log_has(&t->fk, "strict: uar-owner: EQ doorbell"), strict);
+}
+
+TEST(strict_names_the_uar_owner_rule)
+{
+	eq_doorbell_through_another_uar(t, true);
+}
+
+TEST(strict_off_still_ignores_a_doorbell_through_another_uar)
+{
+	eq_doorbell_through_another_uar(t, false);
+}
