@@ -200,12 +200,21 @@ def compare(a, b, na="cxib", nb="mlx5"):
 
 DOC_ROW = re.compile(r"^\|\s*`([^`]+)`\s*\|")
 DOC_SECTION = "## Differences that remain"
+# "6.1: <key>": a difference seen only with that kernel's stock driver
+DOC_KERNEL = re.compile(r"^(\d+\.\d+): (.+)$")
 
 
-def known(doc_path):
+def kernel_series(release):
+    """'6.1' of a kernel release such as 6.1.0-57-amd64; None if it has no such prefix."""
+    m = re.match(r"(\d+\.\d+)", release or "")
+    return m.group(1) if m else None
+
+
+def known(doc_path, kernel=None):
     """The difference keys Documentation/silicon.md explains: the first cells of the table
-    rows in its section DOC_SECTION (up to the next "## " heading).  TraceError if the
-    document has no such section."""
+    rows in its section DOC_SECTION (up to the next "## " heading).  A key written
+    "<series>: <key>" counts only for that kernel series (@kernel, e.g. "6.1").
+    TraceError if the document has no such section."""
     keys, inside, seen = [], False, False
     with open(doc_path) as f:
         for ln in f:
@@ -214,8 +223,13 @@ def known(doc_path):
                 seen = seen or inside
                 continue
             m = DOC_ROW.match(ln) if inside else None
-            if m:
+            if not m:
+                continue
+            tagged = DOC_KERNEL.match(m.group(1))
+            if not tagged:
                 keys.append(m.group(1))
+            elif tagged.group(1) == kernel:
+                keys.append(tagged.group(2))
     if not seen:
         raise TraceError(f"{doc_path}: no '{DOC_SECTION}' section")
     return keys
@@ -241,6 +255,9 @@ def main(argv=None):
     p.add_argument("--known", metavar="DOC",
                    help="fail on differences this document (Documentation/silicon.md) "
                         "does not explain, and on explanations of differences that are gone")
+    p.add_argument("--kernel", metavar="SERIES",
+                   help="the guest kernel series (6.1, 6.12): rows of the document tagged "
+                        "with another series do not count")
     p.add_argument("--json", metavar="FILE")
     args = ap.parse_args(argv)
     try:
@@ -258,7 +275,7 @@ def main(argv=None):
     unexplained, stale = [], []
     if args.known:
         try:
-            explained = known(args.known)
+            explained = known(args.known, kernel_series(args.kernel))
         except (OSError, TraceError) as e:
             print(f"cmdtrace: error: {e}", file=sys.stderr)
             return 2

@@ -121,6 +121,18 @@ class Known(unittest.TestCase):
                                     explained)
         self.assertEqual((new, stale), (["new: Y"], ["gone: X"]))
 
+    def test_rows_tagged_with_a_kernel_series_count_only_for_it(self):
+        with tempfile.NamedTemporaryFile("w", suffix=".txt", delete=False) as f:
+            f.write("## Differences that remain\n| difference | why |\n|---|---|\n"
+                    "| `a: A` | both |\n| `6.1: b: B` | 6.1 only |\n| `6.12: c: C` | 6.12 |\n")
+        self.addCleanup(os.unlink, f.name)
+        self.assertEqual(cmdtrace.known(f.name, "6.1"), ["a: A", "b: B"])
+        self.assertEqual(cmdtrace.known(f.name, "6.12"), ["a: A", "c: C"])
+        self.assertEqual(cmdtrace.known(f.name), ["a: A"])
+        self.assertEqual(cmdtrace.kernel_series("6.1.0-57-amd64"), "6.1")
+        self.assertEqual(cmdtrace.kernel_series("6.12.117+deb12-amd64"), "6.12")
+        self.assertIsNone(cmdtrace.kernel_series(""))
+
     def test_main_fails_on_unexplained_and_passes_when_explained(self):
         d = tempfile.mkdtemp()
         a, b, doc = (os.path.join(d, n) for n in ("a", "b", "known"))
