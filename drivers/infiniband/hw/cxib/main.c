@@ -319,4 +319,6 @@ module_pci_driver(cxib_pci_driver);
 
 MODULE_DESCRIPTION("InfiniBand HCA driver for ConnectX-class (mlx5 PRM) adapters");
 MODULE_LICENSE("GPL");
+#ifdef CXIB_VERSION
 MODULE_VERSION(CXIB_VERSION);
+#endif
