@@ -33,11 +33,12 @@
 
 #define CXFW_CMD_ENTRY_DWORDS	(CXIB_CMD_ENTRY_SIZE / 4)
 
-/* Reserved bits of the entry (delivery status 0x09 when set). */
-#define CXFW_ENTRY_DW0_RSVD	0x00ffffffu	/* type is [31:24] */
-#define CXFW_ENTRY_PTR_L_RSVD	0x000001ffu	/* pointer[8:0] */
-#define CXFW_ENTRY_DW15_RSVD	0x0000ff00u
-#define CXFW_MBOX_ALIGN_BIT	0x00000200u	/* pointer bit 9: not 1 KiB aligned */
+/*
+ * A 64-bit mailbox pointer @f (..._PTR_H, ..._PTR_L: high dword, then the bits above the
+ * reserved ones of the low dword) in the entry or block at @p.
+ */
+#define CXFW_MBOX_PTR(p, f) \
+	((uint64_t)CXIB_GET(p, f##_H) << 32 | CXIB_FIELD_PREP(f##_L, CXIB_GET(p, f##_L)))
 
 typedef uint8_t (*cxfw_cmd_fn)(struct cxfw_dev *dev, struct cxfw_cmd *cmd);
 
@@ -252,9 +253,9 @@ static uint8_t cxfw_cmd_dispatch(struct cxfw_dev *dev, struct cxfw_cmd *cmd,
 	/* no user contexts (log_max_uctx = 0): only the kernel's uid 0 exists */
 	if (uid)
 		return cxfw_fail(cmd, CXIB_CMD_STAT_BAD_PARAM, CXFW_SYND(CXFW_SYND_BAD_UID, uid));
-	/* dword 1 [31:16] is reserved in every command header */
-	if (CXIB_GET(cmd->in, 1, 31, 16))
-		return cxfw_fail(cmd, CXIB_CMD_STAT_BAD_PARAM, CXFW_SYND(CXFW_SYND_RESERVED, 1));
+	if (CXIB_GET(cmd->in, CXIB_CMD_IN_RESERVED_AT_20))
+		return cxfw_fail(cmd, CXIB_CMD_STAT_BAD_PARAM,
+				 CXFW_SYND(CXFW_SYND_RESERVED, CXIB_DW(CXIB_CMD_IN_RESERVED_AT_20)));
 
 	pthread_mutex_lock(&dev->lock);
 	state = dev->hca_state;
@@ -323,15 +324,13 @@ static uint8_t cxfw_chain_read(struct cxfw_dev *dev, unsigned int slot, uint64_t
 		cxfw_log(dev, CXFW_LOG_ERR, "cxfw: cmd slot %u: out of memory", slot);
 		return CXIB_CMD_DELIVERY_FW_INTERNAL_ERR;
 	}
-	if (n && (ptr & CXFW_MBOX_ALIGN_BIT)) {
+	if (n && (ptr & (CXIB_CMD_MBOX_ALIGN - 1))) {
 		cxfw_log(dev, CXFW_LOG_ERR, "cxfw: cmd slot %u: %s mailbox 0x%llx not 1 KiB aligned",
 			 slot, dir, (unsigned long long)ptr);
 		return is_input ? CXIB_CMD_DELIVERY_INPUT_PTR_ALIGN :
 				  CXIB_CMD_DELIVERY_OUTPUT_PTR_ALIGN;
 	}
 	for (k = 0; k < n; k++) {
-		uint64_t next;
-
 		if (!ptr) {
 			cxfw_log(dev, CXFW_LOG_ERR,
 				 "cxfw: cmd slot %u: %s chain ends after %u of %u blocks", slot,
@@ -369,10 +368,7 @@ static uint8_t cxfw_chain_read(struct cxfw_dev *dev, unsigned int slot, uint64_t
 		} else {
 			ch->blk[k] = b;
 		}
-		next = (uint64_t)CXIB_GET(&b, CXIB_CMD_MBOX_NEXT_PTR_H) << 32 |
-		       CXIB_FIELD_PREP(CXIB_CMD_MBOX_NEXT_PTR_L,
-				       CXIB_GET(&b, CXIB_CMD_MBOX_NEXT_PTR_L));
-		ptr = next;
+		ptr = CXFW_MBOX_PTR(&b, CXIB_CMD_MBOX_NEXT_PTR);
 	}
 	return CXIB_CMD_DELIVERY_OK;
 }
@@ -409,11 +405,6 @@ static bool cxfw_chain_write(struct cxfw_dev *dev, unsigned int slot, struct cxf
 	return true;
 }
 
-static uint64_t cxfw_entry_ptr(const __be32 *ent, unsigned int dw_h, unsigned int dw_l)
-{
-	return (uint64_t)CXIB_GET(ent, dw_h, 31, 0) << 32 | CXIB_GET(ent, dw_l, 31, 0);
-}
-
 /* Descriptor checks that need no DMA; returns the delivery status. */
 static uint8_t cxfw_entry_check(struct cxfw_dev *dev, unsigned int slot, const __be32 *ent,
 				bool csum)
@@ -431,10 +422,10 @@ static uint8_t cxfw_entry_check(struct cxfw_dev *dev, unsigned int slot, const _
 		cxfw_log(dev, CXFW_LOG_ERR, "cxfw: cmd slot %u: bad entry signature", slot);
 		return CXIB_CMD_DELIVERY_SIGNATURE_ERR;
 	}
-	if ((CXIB_GET(ent, 0, 31, 0) & CXFW_ENTRY_DW0_RSVD) ||
-	    (CXIB_GET(ent, 3, 31, 0) & CXFW_ENTRY_PTR_L_RSVD) ||
-	    (CXIB_GET(ent, 13, 31, 0) & CXFW_ENTRY_PTR_L_RSVD) ||
-	    (CXIB_GET(ent, 15, 31, 0) & CXFW_ENTRY_DW15_RSVD)) {
+	if (CXIB_GET(ent, CXIB_CMD_ENTRY_RESERVED_AT_8) ||
+	    CXIB_GET(ent, CXIB_CMD_ENTRY_RESERVED_AT_77) ||
+	    CXIB_GET(ent, CXIB_CMD_ENTRY_RESERVED_AT_1B7) ||
+	    CXIB_GET(ent, CXIB_CMD_ENTRY_RESERVED_AT_1F0)) {
 		cxfw_log(dev, CXFW_LOG_ERR, "cxfw: cmd slot %u: reserved entry bits set", slot);
 		return CXIB_CMD_DELIVERY_RES_FLD_NOT_CLR;
 	}
@@ -490,16 +481,12 @@ static uint8_t cxfw_cmd_deliver(struct cxfw_dev *dev, unsigned int slot, __be32 
 	}
 	memcpy(in, &ent[in_dw], CXIB_CMD_INLINE_LEN);
 
-	delivery = cxfw_chain_read(dev, slot,
-				   cxfw_entry_ptr(ent, CXIB_DW(CXIB_CMD_ENTRY_INPUT_MAILBOX_PTR_H),
-						  CXIB_DW(CXIB_CMD_ENTRY_INPUT_MAILBOX_PTR_L)),
+	delivery = cxfw_chain_read(dev, slot, CXFW_MBOX_PTR(ent, CXIB_CMD_ENTRY_INPUT_MAILBOX_PTR),
 				   CXIB_CMD_MBOX_BLOCKS(cmd.inlen), token, csum, true, in,
 				   cmd.inlen, &in_ch);
 	if (delivery != CXIB_CMD_DELIVERY_OK)
 		goto out;
-	delivery = cxfw_chain_read(dev, slot,
-				   cxfw_entry_ptr(ent, CXIB_DW(CXIB_CMD_ENTRY_OUTPUT_MAILBOX_PTR_H),
-						  CXIB_DW(CXIB_CMD_ENTRY_OUTPUT_MAILBOX_PTR_L)),
+	delivery = cxfw_chain_read(dev, slot, CXFW_MBOX_PTR(ent, CXIB_CMD_ENTRY_OUTPUT_MAILBOX_PTR),
 				   CXIB_CMD_MBOX_BLOCKS(cmd.outlen), token, csum, false, NULL,
 				   cmd.outlen, &out_ch);
 	if (delivery != CXIB_CMD_DELIVERY_OK)

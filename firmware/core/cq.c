@@ -111,7 +111,7 @@ uint8_t cxfw_pas_load(struct cxfw_dev *dev, struct cxfw_cmd *cmd, uint32_t pas_o
 	if (!l)
 		return cxfw_fail(cmd, CXIB_CMD_STAT_NO_RESOURCES, CXFW_SYND(CXFW_SYND_NO_RES, 0));
 	for (i = 0; i < n; i++) {
-		l[i] = CXIB_GET64(pas + (size_t)i * CXIB_PAS_ENTRY_SIZE, 0, 63, 0);
+		l[i] = CXIB_GET64(pas + (size_t)i * CXIB_PAS_ENTRY_SIZE, CXIB_PAS_ENTRY_PA);
 		if ((l[i] & (pg_size - 1)) || !l[i] ||
 		    dev->plat.dma_read(dev->plat.opaque, l[i], &probe, sizeof(probe)) ||
 		    dev->plat.dma_read(dev->plat.opaque,
@@ -252,7 +252,8 @@ uint8_t cxfw_cmd_destroy_cq(struct cxfw_dev *dev, struct cxfw_cmd *cmd)
 	uint8_t st = CXIB_CMD_STAT_OK;
 	struct cxfw_cq *cq;
 
-	if (CXIB_GET(cmd->in, 2, 31, 24) || CXIB_GET(cmd->in, 3, 31, 0))
+	if (CXIB_GET(cmd->in, CXIB_DESTROY_CQ_IN_RESERVED_AT_40) ||
+	    CXIB_GET(cmd->in, CXIB_DESTROY_CQ_IN_RESERVED_AT_60))
 		return cxfw_fail(cmd, CXIB_CMD_STAT_BAD_PARAM, CXFW_SYND(CXFW_SYND_RESERVED, 2));
 	cq = cxfw_cq_get(dev, cmd, cqn, &st);
 	if (!cq)
@@ -276,7 +277,8 @@ uint8_t cxfw_cmd_query_cq(struct cxfw_dev *dev, struct cxfw_cmd *cmd)
 	uint8_t st = CXIB_CMD_STAT_OK, arm_st;
 	struct cxfw_cq *cq;
 
-	if (CXIB_GET(cmd->in, 2, 31, 24) || CXIB_GET(cmd->in, 3, 31, 0))
+	if (CXIB_GET(cmd->in, CXIB_QUERY_CQ_IN_RESERVED_AT_40) ||
+	    CXIB_GET(cmd->in, CXIB_QUERY_CQ_IN_RESERVED_AT_60))
 		return cxfw_fail(cmd, CXIB_CMD_STAT_BAD_PARAM, CXFW_SYND(CXFW_SYND_RESERVED, 2));
 	cq = cxfw_cq_get(dev, cmd, CXIB_GET(cmd->in, CXIB_QUERY_CQ_IN_CQN), &st);
 	if (!cq)
@@ -324,7 +326,7 @@ uint8_t cxfw_cmd_modify_cq(struct cxfw_dev *dev, struct cxfw_cmd *cmd)
 		return cxfw_fail(cmd, CXIB_CMD_STAT_BAD_PARAM,
 				 CXFW_SYND(CXFW_SYND_BAD_PARAM,
 					   CXIB_GET(cqc, CXIB_CQC_CQ_PERIOD_MODE)));
-	if (CXIB_GET(cmd->in, 2, 31, 24))
+	if (CXIB_GET(cmd->in, CXIB_MODIFY_CQ_IN_RESERVED_AT_40))
 		return cxfw_fail(cmd, CXIB_CMD_STAT_BAD_PARAM, CXFW_SYND(CXFW_SYND_RESERVED, 2));
 	cq = cxfw_cq_get(dev, cmd, CXIB_GET(cmd->in, CXIB_MODIFY_CQ_IN_CQN), &st);
 	if (!cq)

@@ -185,7 +185,6 @@ void cxfw_eq_doorbell(struct cxfw_dev *dev, uint32_t uar, uint32_t off, uint32_t
 uint8_t cxfw_cmd_create_eq(struct cxfw_dev *dev, struct cxfw_cmd *cmd)
 {
 	const __be32 *eqc = (const __be32 *)cxfw_in_bytes(cmd, CXIB_CREATE_EQ_IN_EQC_OFFSET);
-	const uint8_t *bm = cxfw_in_bytes(cmd, CXIB_CREATE_EQ_IN_EVENT_BITMASK_OFFSET);
 	uint32_t log_size = CXIB_GET(eqc, CXIB_EQC_LOG_EQ_SIZE);
 	uint32_t log_pg = CXIB_GET(eqc, CXIB_EQC_LOG_PAGE_SIZE);
 	uint32_t page_offset = CXIB_GET(eqc, CXIB_EQC_PAGE_OFFSET);
@@ -197,7 +196,8 @@ uint8_t cxfw_cmd_create_eq(struct cxfw_dev *dev, struct cxfw_cmd *cmd)
 	bool uar_ok;
 	uint8_t st;
 
-	if (CXIB_GET(cmd->in, 2, 31, 0) || CXIB_GET(cmd->in, 3, 31, 0))
+	if (CXIB_GET(cmd->in, CXIB_CREATE_EQ_IN_RESERVED_AT_40) ||
+	    CXIB_GET(cmd->in, CXIB_CREATE_EQ_IN_RESERVED_AT_60))
 		return cxfw_fail(cmd, CXIB_CMD_STAT_BAD_PARAM, CXFW_SYND(CXFW_SYND_RESERVED, 2));
 	pthread_mutex_lock(&dev->lock);
 	max_log_size = CXIB_GET(dev->cap_cur.dw, CXIB_HCA_CAP_LOG_MAX_EQ_SZ);
@@ -239,7 +239,7 @@ uint8_t cxfw_cmd_create_eq(struct cxfw_dev *dev, struct cxfw_cmd *cmd)
 	eq->uar = uar;
 	eq->intr = (uint16_t)intr;
 	for (i = 0; i < CXIB_CREATE_EQ_EVENT_BITMASK_WORDS; i++)
-		eq->bitmask[i] = CXIB_GET64(bm + 8 * i, 0, 63, 0);
+		eq->bitmask[i] = CXIB_GET64(cmd->in, CXIB_CREATE_EQ_IN_EVENT_BITMASK_WORD(i));
 	eq->npas = npas;
 	eq->pas = list;
 	pthread_mutex_unlock(&dev->lock);
@@ -247,7 +247,8 @@ uint8_t cxfw_cmd_create_eq(struct cxfw_dev *dev, struct cxfw_cmd *cmd)
 	CXIB_SET(cmd->out, CXIB_CREATE_EQ_OUT_EQ_NUMBER, eqn);
 	cxfw_log(dev, CXFW_LOG_DEBUG,
 		 "cxfw: EQ %u created: %u EQEs, vector %u, UAR %u, events 0x%016llx", eqn,
-		 1u << log_size, intr, uar, (unsigned long long)CXIB_GET64(bm, 0, 63, 0));
+		 1u << log_size, intr, uar,
+		 (unsigned long long)CXIB_GET64(cmd->in, CXIB_CREATE_EQ_IN_EVENT_BITMASK));
 	return CXIB_CMD_STAT_OK;
 }
 
@@ -274,7 +275,8 @@ uint8_t cxfw_cmd_destroy_eq(struct cxfw_dev *dev, struct cxfw_cmd *cmd)
 	struct cxfw_eq *eq;
 	uint8_t st = CXIB_CMD_STAT_OK;
 
-	if (CXIB_GET(cmd->in, 2, 31, 8) || CXIB_GET(cmd->in, 3, 31, 0))
+	if (CXIB_GET(cmd->in, CXIB_DESTROY_EQ_IN_RESERVED_AT_40) ||
+	    CXIB_GET(cmd->in, CXIB_DESTROY_EQ_IN_RESERVED_AT_60))
 		return cxfw_fail(cmd, CXIB_CMD_STAT_BAD_PARAM, CXFW_SYND(CXFW_SYND_RESERVED, 2));
 	eq = cxfw_eq_get(dev, cmd, eqn, &st);
 	if (!eq)
@@ -295,7 +297,8 @@ uint8_t cxfw_cmd_query_eq(struct cxfw_dev *dev, struct cxfw_cmd *cmd)
 	struct cxfw_eq *eq;
 	uint8_t st = CXIB_CMD_STAT_OK;
 
-	if (CXIB_GET(cmd->in, 2, 31, 8) || CXIB_GET(cmd->in, 3, 31, 0))
+	if (CXIB_GET(cmd->in, CXIB_QUERY_EQ_IN_RESERVED_AT_40) ||
+	    CXIB_GET(cmd->in, CXIB_QUERY_EQ_IN_RESERVED_AT_60))
 		return cxfw_fail(cmd, CXIB_CMD_STAT_BAD_PARAM, CXFW_SYND(CXFW_SYND_RESERVED, 2));
 	eq = cxfw_eq_get(dev, cmd, eqn, &st);
 	if (!eq)

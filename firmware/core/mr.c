@@ -55,7 +55,8 @@ uint8_t cxfw_cmd_dealloc_pd(struct cxfw_dev *dev, struct cxfw_cmd *cmd)
 	uint32_t pd = CXIB_GET(cmd->in, CXIB_DEALLOC_PD_IN_PD);
 	uint8_t st = CXIB_CMD_STAT_OK;
 
-	if (CXIB_GET(cmd->in, 2, 31, 24) || CXIB_GET(cmd->in, 3, 31, 0))
+	if (CXIB_GET(cmd->in, CXIB_DEALLOC_PD_IN_RESERVED_AT_40) ||
+	    CXIB_GET(cmd->in, CXIB_DEALLOC_PD_IN_RESERVED_AT_60))
 		return cxfw_fail(cmd, CXIB_CMD_STAT_BAD_PARAM, CXFW_SYND(CXFW_SYND_RESERVED, 2));
 	if (!pd || pd >= CXFW_MAX_PDS)
 		return cxfw_fail(cmd, CXIB_CMD_STAT_BAD_INDEX, CXFW_SYND(CXFW_SYND_BAD_INDEX, pd));
@@ -93,7 +94,8 @@ uint8_t cxfw_cmd_dealloc_xrcd(struct cxfw_dev *dev, struct cxfw_cmd *cmd)
 	uint32_t x = CXIB_GET(cmd->in, CXIB_DEALLOC_XRCD_IN_XRCD);
 	uint8_t st = CXIB_CMD_STAT_OK;
 
-	if (CXIB_GET(cmd->in, 2, 31, 24) || CXIB_GET(cmd->in, 3, 31, 0))
+	if (CXIB_GET(cmd->in, CXIB_DEALLOC_XRCD_IN_RESERVED_AT_40) ||
+	    CXIB_GET(cmd->in, CXIB_DEALLOC_XRCD_IN_RESERVED_AT_60))
 		return cxfw_fail(cmd, CXIB_CMD_STAT_BAD_PARAM, CXFW_SYND(CXFW_SYND_RESERVED, 2));
 	if (!x || x >= CXFW_MAX_XRCDS)
 		return cxfw_fail(cmd, CXIB_CMD_STAT_BAD_INDEX, CXFW_SYND(CXFW_SYND_BAD_INDEX, x));
@@ -216,7 +218,8 @@ uint8_t cxfw_cmd_create_mkey(struct cxfw_dev *dev, struct cxfw_cmd *cmd)
 	}
 	mk->nmtt = actual * CXIB_MTT_PER_OCTWORD;
 	for (i = 0; i < mk->nmtt; i++) {
-		mk->mtt[i] = CXIB_GET64(xlt + (size_t)i * CXIB_MTT_ENTRY_SIZE, 0, 63, 0) &
+		mk->mtt[i] = CXIB_GET64(xlt + (size_t)i * CXIB_MTT_ENTRY_SIZE,
+					CXIB_MTT_ENTRY_PTAG) &
 			     ~CXIB_MTT_ENABLES;	/* no paging: ignored */
 		if (mk->mtt[i] & ((1ull << log_pg) - 1)) {
 			cxfw_log(dev, CXFW_LOG_ERR, "cxfw: CREATE_MKEY: MTT entry %u 0x%llx unaligned",
@@ -275,7 +278,8 @@ uint8_t cxfw_cmd_create_mkey(struct cxfw_dev *dev, struct cxfw_cmd *cmd)
 static struct cxfw_mkey *cxfw_mkey_get(struct cxfw_dev *dev, struct cxfw_cmd *cmd,
 				       uint32_t idx, uint8_t *st)
 {
-	if (CXIB_GET(cmd->in, 2, 31, 24) || CXIB_GET(cmd->in, 3, 30, 0)) {
+	if (CXIB_GET(cmd->in, CXIB_QUERY_MKEY_IN_RESERVED_AT_40) ||
+	    CXIB_GET(cmd->in, CXIB_QUERY_MKEY_IN_RESERVED_AT_61)) {
 		*st = cxfw_fail(cmd, CXIB_CMD_STAT_BAD_PARAM, CXFW_SYND(CXFW_SYND_RESERVED, 2));
 		return NULL;
 	}

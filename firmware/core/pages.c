@@ -186,7 +186,7 @@ static uint8_t cxfw_manage_pages_give(struct cxfw_dev *dev, struct cxfw_cmd *cmd
 	if (!batch)
 		return cxfw_fail(cmd, CXIB_CMD_STAT_NO_RESOURCES, CXFW_SYND(CXFW_SYND_NO_RES, 0));
 	for (i = 0; i < n; i++) {
-		batch[i] = CXIB_GET64(pas + (size_t)i * CXIB_PAS_ENTRY_SIZE, 0, 63, 0);
+		batch[i] = CXIB_GET64(pas + (size_t)i * CXIB_PAS_ENTRY_SIZE, CXIB_PAS_ENTRY_PA);
 		/* every page must be aligned and really there (the device may use all of it) */
 		if ((batch[i] & (CXFW_PAGE_SIZE - 1)) || !batch[i] ||
 		    dev->plat.dma_read(dev->plat.opaque, batch[i], &probe, sizeof(probe)) ||
@@ -244,7 +244,7 @@ static uint8_t cxfw_manage_pages_take(struct cxfw_dev *dev, struct cxfw_cmd *cmd
 	give = n < spare ? n : spare;
 	/* the highest addresses go back first; the array stays sorted */
 	for (i = 0; i < give; i++)
-		CXIB_SET64(pas + (size_t)i * CXIB_PAS_ENTRY_SIZE, 0, 63, 0,
+		CXIB_SET64(pas + (size_t)i * CXIB_PAS_ENTRY_SIZE, CXIB_PAS_ENTRY_PA,
 			   dev->pages[dev->npages - 1 - i]);
 	dev->npages -= give;
 	dev->stats.pages_held = dev->npages;

@@ -15,6 +15,8 @@
  */
 #include <string.h>
 
+#include <cxib/ibwire.h>
+
 #include "cxfw_priv.h"
 
 #define CXFW_PORT_CAP_DEFAULT	(CXIB_PORT_CAP_CLIENT_REG | CXIB_PORT_CAP_SYS_IMAGE_GUID | \
@@ -298,7 +300,7 @@ uint8_t cxfw_cmd_access_reg(struct cxfw_dev *dev, struct cxfw_cmd *cmd)
 	unsigned int port = 0;
 	uint8_t st;
 
-	if (CXIB_GET(cmd->in, 2, 31, 16))
+	if (CXIB_GET(cmd->in, CXIB_ACCESS_REG_IN_RESERVED_AT_40))
 		return cxfw_fail(cmd, CXIB_CMD_STAT_BAD_PARAM, CXFW_SYND(CXFW_SYND_RESERVED, 2));
 	if (!reg || (write && !reg->writable) || (!write && !reg->readable))
 		return cxfw_fail(cmd, CXIB_CMD_STAT_BAD_OP, CXFW_SYND(CXFW_SYND_BAD_PARAM, id));
@@ -380,8 +382,8 @@ static void cxfw_port_gid(const struct cxfw_dev *dev, unsigned int port, uint32_
 	memset(gid, 0, 16);
 	if (!p->guids[index])
 		return;
-	CXIB_SET64(gid, 0, 63, 0, p->gid_prefix);
-	CXIB_SET64(gid, 2, 63, 0, p->guids[index]);
+	CXIB_SET64(gid, CXIB_GID_PREFIX, p->gid_prefix);
+	CXIB_SET64(gid, CXIB_GID_GUID, p->guids[index]);
 }
 
 /*

@@ -742,7 +742,7 @@ static uint8_t cxfw_req_umr(struct cxfw_dev *dev, struct cxfw_qp *qp, struct cxf
 			cxfw_stat_add(dev, &dev->stats.dma_read_bytes, got);
 		}
 		for (k = 0; k < n; k++)		/* entries are big-endian */
-			xlt[k] = CXIB_GET64(&xlt[k], 0, 63, 0);
+			xlt[k] = CXIB_GET64(&xlt[k], CXIB_MTT_ENTRY_PTAG);
 	}
 	u.nxlt = n;
 	u.xlt = xlt;
@@ -786,8 +786,8 @@ static unsigned int cxfw_req_addr(struct cxfw_dev *dev, const struct cxfw_qp *qp
 		if (pki < CXFW_PKEY_TABLE_LEN)
 			p->pkey = dev->ports[port - 1].pkeys[pki];
 		if (p->grh) {	/* SGID: the port's GID 0 (prefix + port GUID) */
-			CXIB_SET64(p->sgid, 0, 63, 0, dev->ports[port - 1].gid_prefix);
-			CXIB_SET64(p->sgid, 2, 63, 0, cxfw_port_guid(dev, port));
+			CXIB_SET64(p->sgid, CXIB_GID_PREFIX, dev->ports[port - 1].gid_prefix);
+			CXIB_SET64(p->sgid, CXIB_GID_GUID, cxfw_port_guid(dev, port));
 		}
 		pthread_mutex_unlock(&dev->lock);
 	}

@@ -251,7 +251,7 @@ unsigned int drv_give_pages(struct test_ctx *t, uint32_t n)
 		if (page_out[i])
 			continue;
 		picked[k] = i;
-		CXIB_SET64(in + CXIB_MANAGE_PAGES_IN_PAS_OFFSET + 8 * k, 0, 63, 0,
+		CXIB_SET64(in + CXIB_MANAGE_PAGES_IN_PAS_OFFSET + 8 * k, CXIB_PAS_ENTRY_PA,
 			   pool_addr(t, i));
 		k++;
 	}
@@ -456,7 +456,7 @@ unsigned int drv_create_eq(struct test_ctx *t, uint64_t buf, unsigned int log_si
 	CXIB_SET(eqc, CXIB_EQC_INTR, intr);
 	CXIB_SET64(in, CXIB_CREATE_EQ_IN_EVENT_BITMASK, events);
 	for (i = 0; i < npas; i++)
-		CXIB_SET64(in + CXIB_CREATE_EQ_IN_PAS_OFFSET + 8 * i, 0, 63, 0,
+		CXIB_SET64(in + CXIB_CREATE_EQ_IN_PAS_OFFSET + 8 * i, CXIB_PAS_ENTRY_PA,
 			   buf + (uint64_t)i * CXIB_ADAPTER_PAGE_SIZE);
 	st = run(t, in, inlen, out, sizeof(out));
 	if (!st)
@@ -807,8 +807,8 @@ static unsigned int drv_mkey(struct drv_node *n, uint32_t pd, uint32_t mode, uin
 		CXIB_SET(mkc, CXIB_MKC_TRANSLATIONS_OCTWORD_SIZE, nmtt / 2);
 		CXIB_SET(in, CXIB_CREATE_MKEY_IN_TRANSLATIONS_OCTWORD_ACTUAL_SIZE, nmtt / 2);
 		for (i = 0; i < npages; i++)
-			CXIB_SET64(in + CXIB_CREATE_MKEY_IN_KLM_PAS_MTT_OFFSET + 8 * i, 0, 63, 0,
-				   pa + (uint64_t)i * DRV_PAGE);
+			CXIB_SET64(in + CXIB_CREATE_MKEY_IN_KLM_PAS_MTT_OFFSET + 8 * i,
+				   CXIB_MTT_ENTRY_PTAG, pa + (uint64_t)i * DRV_PAGE);
 	}
 	st = drv_run(n->t, in, inlen, out, sizeof(out));
 	if (!st) {
@@ -882,7 +882,7 @@ unsigned int drv_cq_create(struct drv_node *n, unsigned int log_size, struct drv
 	CXIB_SET(cqc, CXIB_CQC_C_EQN, n->eqn);
 	CXIB_SET64(cqc, CXIB_CQC_DBR_ADDR, cq->dbr);
 	for (i = 0; i < npas; i++)
-		CXIB_SET64(in + CXIB_CREATE_CQ_IN_PAS_OFFSET + 8 * i, 0, 63, 0,
+		CXIB_SET64(in + CXIB_CREATE_CQ_IN_PAS_OFFSET + 8 * i, CXIB_PAS_ENTRY_PA,
 			   cq->buf + (uint64_t)i * DRV_PAGE);
 	st = drv_run(n->t, in, inlen, out, sizeof(out));
 	if (!st)
@@ -990,7 +990,7 @@ unsigned int drv_srq_create(struct drv_node *n, unsigned int log_size, unsigned 
 	CXIB_SET(srqc, CXIB_SRQC_PD, n->pd);
 	CXIB_SET64(srqc, CXIB_SRQC_DBR_ADDR, srq->dbr);
 	for (i = 0; i < npas; i++)
-		CXIB_SET64(in + CXIB_CREATE_SRQ_IN_PAS_OFFSET + 8 * i, 0, 63, 0,
+		CXIB_SET64(in + CXIB_CREATE_SRQ_IN_PAS_OFFSET + 8 * i, CXIB_PAS_ENTRY_PA,
 			   srq->buf + (uint64_t)i * DRV_PAGE);
 	st = drv_run(n->t, in, inlen, out, sizeof(out));
 	if (!st)
@@ -1131,7 +1131,7 @@ unsigned int drv_qp_create(struct drv_node *n, const struct drv_qp_init *a, stru
 		CXIB_SET(qpc, CXIB_QPC_SRQN_RMPN_XRQN, a->srq->srqn);
 	CXIB_SET64(qpc, CXIB_QPC_DBR_ADDR, qp->dbr);
 	for (i = 0; i < npas; i++)
-		CXIB_SET64(in + CXIB_CREATE_QP_IN_PAS_OFFSET + 8 * i, 0, 63, 0,
+		CXIB_SET64(in + CXIB_CREATE_QP_IN_PAS_OFFSET + 8 * i, CXIB_PAS_ENTRY_PA,
 			   qp->buf + (uint64_t)i * DRV_PAGE);
 	st = drv_run(n->t, in, inlen, out, sizeof(out));
 	if (!st)

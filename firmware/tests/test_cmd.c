@@ -581,7 +581,7 @@ TEST(cmd_uid_and_reserved_header_bits_bad_param)
 	CHECK_EQ(cmd_exec(t, in, 16, out, 16), 0);
 	CHECK_EQ(out_status(out), CXIB_CMD_STAT_BAD_PARAM);
 	CXIB_SET(in, CXIB_CMD_IN_UID, 0);
-	CXIB_SET(in, 1, 31, 16, 1);
+	CXIB_SET(in, CXIB_CMD_IN_RESERVED_AT_20, 1);
 	CHECK_EQ(cmd_exec(t, in, 16, out, 16), 0);
 	CHECK_EQ(out_status(out), CXIB_CMD_STAT_BAD_PARAM);
 }

@@ -102,7 +102,7 @@ static unsigned int create_cq(struct test_ctx *t, const struct cq_args *a, uint3
 	CXIB_SET(cqc, CXIB_CQC_C_EQN, a->eqn);
 	CXIB_SET64(cqc, CXIB_CQC_DBR_ADDR, a->dbr);
 	for (i = 0; i < npas; i++)
-		CXIB_SET64(in + CXIB_CREATE_CQ_IN_PAS_OFFSET + 8 * i, 0, 63, 0,
+		CXIB_SET64(in + CXIB_CREATE_CQ_IN_PAS_OFFSET + 8 * i, CXIB_PAS_ENTRY_PA,
 			   (i == 0 && a->pas0 ? a->pas0 : a->buf) +
 			   (uint64_t)i * CXIB_ADAPTER_PAGE_SIZE);
 	st = drv_run(t, in, inlen, out, sizeof(out));

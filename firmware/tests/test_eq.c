@@ -95,19 +95,19 @@ TEST(create_eq_rejects_bad_contexts)
 	cmd_hdr(in, CXIB_CMD_OP_CREATE_EQ, 0);
 	CXIB_SET(eqc, CXIB_EQC_LOG_EQ_SIZE, 7);
 	CXIB_SET(eqc, CXIB_EQC_UAR_PAGE, uar);
-	CXIB_SET64(in + CXIB_CREATE_EQ_IN_PAS_OFFSET, 0, 63, 0, buf);
+	CXIB_SET64(in + CXIB_CREATE_EQ_IN_PAS_OFFSET, CXIB_PAS_ENTRY_PA, buf);
 	CHECK_EQ(cmd_exec(t, in, CXIB_CREATE_EQ_IN_LEN(1), out, 16), 0);
 	CHECK_EQ(out_status(out), CXIB_CMD_STAT_BAD_INPUT_LEN);
 	/* reserved input words */
 	CXIB_SET(eqc, CXIB_EQC_LOG_EQ_SIZE, 6);
-	CXIB_SET(in, 2, 31, 0, 1);
+	CXIB_SET(in, CXIB_CREATE_EQ_IN_RESERVED_AT_40, 1);
 	CHECK_EQ(cmd_exec(t, in, CXIB_CREATE_EQ_IN_LEN(1), out, 16), 0);
 	CHECK_EQ(out_status(out), CXIB_CMD_STAT_BAD_PARAM);
-	CXIB_SET(in, 2, 31, 0, 0);
+	CXIB_SET(in, CXIB_CREATE_EQ_IN_RESERVED_AT_40, 0);
 	/* the largest page_offset still lies in the page (it counts page size / 64 units) */
 	CXIB_SET(eqc, CXIB_EQC_LOG_PAGE_SIZE, 0);
 	CXIB_SET(eqc, CXIB_EQC_PAGE_OFFSET, 63);
-	CXIB_SET64(in + CXIB_CREATE_EQ_IN_PAS_OFFSET + 8, 0, 63, 0, buf + 4096);
+	CXIB_SET64(in + CXIB_CREATE_EQ_IN_PAS_OFFSET + 8, CXIB_PAS_ENTRY_PA, buf + 4096);
 	CHECK_EQ(cmd_exec(t, in, CXIB_CREATE_EQ_IN_LEN(2), out, 16), 0);
 	CHECK_EQ(out_status(out), 0);			/* 63 * 64 < 4096: fine, 2 pages */
 	CXIB_SET(eqc, CXIB_EQC_LOG_PAGE_SIZE, 20);
@@ -359,7 +359,7 @@ TEST(eq_with_page_offset_and_large_pages)
 	/* page_offset counts page size / 64 units: 4 x 256 bytes, EQE slot 16 */
 	CXIB_SET(eqc, CXIB_EQC_PAGE_OFFSET, 4);
 	CXIB_SET64(in, CXIB_CREATE_EQ_IN_EVENT_BITMASK, CMD_EVENTS);
-	CXIB_SET64(in + CXIB_CREATE_EQ_IN_PAS_OFFSET, 0, 63, 0, buf);
+	CXIB_SET64(in + CXIB_CREATE_EQ_IN_PAS_OFFSET, CXIB_PAS_ENTRY_PA, buf);
 	CHECK_EQ(cmd_exec(t, in, sizeof(in), out, 16), 0);
 	CHECK_EQ(out_status(out), 0);
 	eqn = CXIB_GET(out, CXIB_CREATE_EQ_OUT_EQ_NUMBER);
@@ -373,7 +373,7 @@ TEST(eq_with_page_offset_and_large_pages)
 	CHECK_EQ(e.owner, 1);
 	CHECK_EQ(drv_destroy_eq(t, eqn), 0);
 	/* a 16 KiB page must be 16 KiB aligned */
-	CXIB_SET64(in + CXIB_CREATE_EQ_IN_PAS_OFFSET, 0, 63, 0, buf + 0x1000);
+	CXIB_SET64(in + CXIB_CREATE_EQ_IN_PAS_OFFSET, CXIB_PAS_ENTRY_PA, buf + 0x1000);
 	CHECK_EQ(cmd_exec(t, in, sizeof(in), out, 16), 0);
 	CHECK_EQ(out_status(out), CXIB_CMD_STAT_BAD_PARAM);
 }

@@ -55,7 +55,7 @@ static unsigned int create_mkey(struct test_ctx *t, const struct mkey_args *a, u
 	CXIB_SET(mkc, CXIB_MKC_LOG_PAGE_SIZE, a->log_pg);
 	CXIB_SET(in, CXIB_CREATE_MKEY_IN_TRANSLATIONS_OCTWORD_ACTUAL_SIZE, (a->nmtt + 1) / 2);
 	for (i = 0; i < a->nmtt; i++)
-		CXIB_SET64(in + CXIB_CREATE_MKEY_IN_KLM_PAS_MTT_OFFSET + 8 * i, 0, 63, 0,
+		CXIB_SET64(in + CXIB_CREATE_MKEY_IN_KLM_PAS_MTT_OFFSET + 8 * i, CXIB_MTT_ENTRY_PTAG,
 			   a->mtt[i]);
 	st = drv_run(t, in, inlen, out, sizeof(out));
 	if (!st && idx)

@@ -27,7 +27,7 @@ static unsigned int give_addrs(struct test_ctx *t, const uint64_t *a, uint32_t n
 	cmd_hdr(in, CXIB_CMD_OP_MANAGE_PAGES, CXIB_MANAGE_PAGES_OP_MOD_GIVE);
 	CXIB_SET(in, CXIB_MANAGE_PAGES_IN_INPUT_NUM_ENTRIES, n);
 	for (i = 0; i < n; i++)
-		CXIB_SET64(in + CXIB_MANAGE_PAGES_IN_PAS_OFFSET + 8 * i, 0, 63, 0, a[i]);
+		CXIB_SET64(in + CXIB_MANAGE_PAGES_IN_PAS_OFFSET + 8 * i, CXIB_PAS_ENTRY_PA, a[i]);
 	if (cmd_exec(t, in, CXIB_MANAGE_PAGES_IN_LEN(n), out, 16))
 		return 0x1ff;
 	return out_status(out);

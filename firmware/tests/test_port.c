@@ -152,17 +152,18 @@ TEST(port_change_eqes_follow_the_cable)
 TEST(vport_gid_and_pkey_tables)
 {
 	uint8_t out[CXIB_QUERY_HCA_VPORT_PKEY_OUT_LEN(128)];
+	const uint8_t *gid = out + CXIB_QUERY_HCA_VPORT_GID_OUT_GID_OFFSET;
 	unsigned int i;
 
 	CHECK_EQ(drv_bringup(t), 0);
 	CHECK_EQ(cmd_simple(t, CXIB_CMD_OP_QUERY_HCA_VPORT_GID, 0, 0, 0, out,
 			    CXIB_QUERY_HCA_VPORT_GID_OUT_LEN(1)), 0);
 	CHECK_EQ(CXIB_GET(out, CXIB_QUERY_HCA_VPORT_GID_OUT_GIDS_NUM), 1);
-	CHECK_EQ(CXIB_GET64(out + 0x10, 0, 63, 0), 0xfe80000000000000ull);
-	CHECK_EQ(CXIB_GET64(out + 0x10, 2, 63, 0), GUID);
+	CHECK_EQ(CXIB_GET64(gid, CXIB_GID_PREFIX), 0xfe80000000000000ull);
+	CHECK_EQ(CXIB_GET64(gid, CXIB_GID_GUID), GUID);
 	CHECK_EQ(cmd_simple(t, CXIB_CMD_OP_QUERY_HCA_VPORT_GID, 0, 0, 7, out,
 			    CXIB_QUERY_HCA_VPORT_GID_OUT_LEN(1)), 0);
-	CHECK_EQ(CXIB_GET64(out + 0x10, 2, 63, 0), 0);
+	CHECK_EQ(CXIB_GET64(gid, CXIB_GID_GUID), 0);
 	CHECK_EQ(cmd_simple(t, CXIB_CMD_OP_QUERY_HCA_VPORT_GID, 0, 0, 8, out,
 			    CXIB_QUERY_HCA_VPORT_GID_OUT_LEN(1)), CXIB_CMD_STAT_BAD_INDEX);
 	/* the whole table needs room for 8 */

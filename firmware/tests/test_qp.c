@@ -28,7 +28,7 @@ static unsigned int create_cq(struct test_ctx *t, struct qp_env *e, unsigned int
 	CXIB_SET(cqc, CXIB_CQC_UAR_PAGE, e->uar);
 	CXIB_SET(cqc, CXIB_CQC_C_EQN, e->eqn);
 	CXIB_SET64(cqc, CXIB_CQC_DBR_ADDR, t->fk.base + DRV_DBR_OFF + 64 * k);
-	CXIB_SET64(in + CXIB_CREATE_CQ_IN_PAS_OFFSET, 0, 63, 0,
+	CXIB_SET64(in + CXIB_CREATE_CQ_IN_PAS_OFFSET, CXIB_PAS_ENTRY_PA,
 		   t->fk.base + DRV_CQ_OFF + 0x1000 * k);
 	st = drv_run(t, in, sizeof(in), out, sizeof(out));
 	if (!st)
@@ -94,7 +94,7 @@ static unsigned int create_qp(struct test_ctx *t, const struct qp_args *a, uint3
 	CXIB_SET(qpc, CXIB_QPC_RQ_TYPE, a->rq_type);
 	CXIB_SET64(qpc, CXIB_QPC_DBR_ADDR, a->dbr);
 	for (i = 0; i < 2; i++)
-		CXIB_SET64(in + CXIB_CREATE_QP_IN_PAS_OFFSET + 8 * i, 0, 63, 0,
+		CXIB_SET64(in + CXIB_CREATE_QP_IN_PAS_OFFSET + 8 * i, CXIB_PAS_ENTRY_PA,
 			   t->fk.base + DRV_CQ_OFF + QP_BUF_OFF + 0x1000 * i);
 	st = drv_run(t, in, sizeof(in), out, sizeof(out));
 	if (!st && qpn)
@@ -416,7 +416,7 @@ static unsigned int create_srq(struct test_ctx *t, const struct qp_env *e, uint3
 	CXIB_SET(srqc, CXIB_SRQC_PD, pd);
 	CXIB_SET(srqc, CXIB_SRQC_CQN, e->cqn);
 	CXIB_SET64(srqc, CXIB_SRQC_DBR_ADDR, t->fk.base + DRV_DBR_OFF + 0xc00);
-	CXIB_SET64(in + CXIB_CREATE_SRQ_IN_PAS_OFFSET, 0, 63, 0,
+	CXIB_SET64(in + CXIB_CREATE_SRQ_IN_PAS_OFFSET, CXIB_PAS_ENTRY_PA,
 		   t->fk.base + DRV_CQ_OFF + 0x40000);
 	st = drv_run(t, in, sizeof(in), out, sizeof(out));
 	if (!st)
@@ -490,7 +490,7 @@ TEST(srq_create_rejects_bad_input_and_qp_holds_it)
 		CXIB_SET(qpc, CXIB_QPC_RQ_TYPE, CXIB_QPC_RQ_TYPE_SRQ);
 		CXIB_SET(qpc, CXIB_QPC_SRQN_RMPN_XRQN, srqn + 1);
 		CXIB_SET64(qpc, CXIB_QPC_DBR_ADDR, a.dbr);
-		CXIB_SET64(qin + CXIB_CREATE_QP_IN_PAS_OFFSET, 0, 63, 0,
+		CXIB_SET64(qin + CXIB_CREATE_QP_IN_PAS_OFFSET, CXIB_PAS_ENTRY_PA,
 			   t->fk.base + DRV_CQ_OFF + QP_BUF_OFF);
 		CHECK_EQ(drv_run(t, qin, sizeof(qin), out, sizeof(out)), CXIB_CMD_STAT_BAD_RES);
 		CXIB_SET(qpc, CXIB_QPC_SRQN_RMPN_XRQN, srqn);
@@ -560,7 +560,7 @@ static unsigned int create_xrc_srq(struct test_ctx *t, const struct xsrq_args *a
 	CXIB_SET(xc, CXIB_XRC_SRQC_LWM, a->lwm);
 	CXIB_SET64(xc, CXIB_XRC_SRQC_DB_RECORD_ADDR, a->dbr);
 	CXIB_SET(in, CXIB_CREATE_XRC_SRQ_IN_XRC_SRQ_UMEM_VALID, a->umem);
-	CXIB_SET64(in + CXIB_CREATE_XRC_SRQ_IN_PAS_OFFSET, 0, 63, 0, t->fk.base + SRQ_BUF);
+	CXIB_SET64(in + CXIB_CREATE_XRC_SRQ_IN_PAS_OFFSET, CXIB_PAS_ENTRY_PA, t->fk.base + SRQ_BUF);
 	st = drv_run(t, in, CXIB_CREATE_XRC_SRQ_IN_LEN(a->npas), out, sizeof(out));
 	if (!st)
 		*srqn = CXIB_GET(out, CXIB_CREATE_XRC_SRQ_OUT_XRC_SRQN);
@@ -593,7 +593,7 @@ static unsigned int create_rmp(struct test_ctx *t, const struct xsrq_args *a, ui
 	CXIB_SET64(wq, CXIB_WQC_DBR_ADDR, a->dbr);
 	CXIB_SET(wq, CXIB_WQC_LOG_WQ_STRIDE, a->log_stride);
 	CXIB_SET(wq, CXIB_WQC_LOG_WQ_SZ, a->log_size);
-	CXIB_SET64(in + CXIB_CREATE_RMP_IN_PAS_OFFSET, 0, 63, 0, t->fk.base + SRQ_BUF);
+	CXIB_SET64(in + CXIB_CREATE_RMP_IN_PAS_OFFSET, CXIB_PAS_ENTRY_PA, t->fk.base + SRQ_BUF);
 	st = drv_run(t, in, CXIB_CREATE_RMP_IN_LEN(a->npas), out, sizeof(out));
 	if (!st)
 		*rmpn = CXIB_GET(out, CXIB_CREATE_RMP_OUT_RMPN);
@@ -635,7 +635,7 @@ static unsigned int create_srq_qp(struct test_ctx *t, const struct qp_env *e, ui
 	CXIB_SET(qpc, CXIB_QPC_RQ_TYPE, CXIB_QPC_RQ_TYPE_SRQ);
 	CXIB_SET(qpc, CXIB_QPC_SRQN_RMPN_XRQN, srqn);
 	CXIB_SET64(qpc, CXIB_QPC_DBR_ADDR, a.dbr);
-	CXIB_SET64(in + CXIB_CREATE_QP_IN_PAS_OFFSET, 0, 63, 0,
+	CXIB_SET64(in + CXIB_CREATE_QP_IN_PAS_OFFSET, CXIB_PAS_ENTRY_PA,
 		   t->fk.base + DRV_CQ_OFF + QP_BUF_OFF);
 	st = drv_run(t, in, sizeof(in), out, sizeof(out));
 	if (!st)
@@ -893,7 +893,8 @@ TEST(rmp_create_rejects_bad_input)
 		CXIB_SET64(wq, CXIB_WQC_DBR_ADDR, a.dbr);
 		CXIB_SET(wq, CXIB_WQC_LOG_WQ_STRIDE, 6);
 		CXIB_SET(wq, CXIB_WQC_LOG_WQ_SZ, 6);
-		CXIB_SET64(in + CXIB_CREATE_RMP_IN_PAS_OFFSET, 0, 63, 0, t->fk.base + SRQ_BUF);
+		CXIB_SET64(in + CXIB_CREATE_RMP_IN_PAS_OFFSET, CXIB_PAS_ENTRY_PA,
+			   t->fk.base + SRQ_BUF);
 		CXIB_SET(wq, CXIB_WQC_LOG_WQE_NUM_OF_STRIDES, 1);
 		CHECK_EQ(drv_run(t, in, sizeof(in), out, sizeof(out)), CXIB_CMD_STAT_BAD_PARAM);
 		CXIB_SET(wq, CXIB_WQC_LOG_WQE_NUM_OF_STRIDES, 0);

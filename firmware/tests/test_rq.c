@@ -48,7 +48,7 @@ static unsigned int create_cq(struct test_ctx *t, struct rq_env *e)
 	CXIB_SET(cqc, CXIB_CQC_UAR_PAGE, e->uar);
 	CXIB_SET(cqc, CXIB_CQC_C_EQN, e->eqn);
 	CXIB_SET64(cqc, CXIB_CQC_DBR_ADDR, t->fk.base + DRV_DBR_OFF);
-	CXIB_SET64(in + CXIB_CREATE_CQ_IN_PAS_OFFSET, 0, 63, 0, t->fk.base + DRV_CQ_OFF);
+	CXIB_SET64(in + CXIB_CREATE_CQ_IN_PAS_OFFSET, CXIB_PAS_ENTRY_PA, t->fk.base + DRV_CQ_OFF);
 	st = drv_run(t, in, sizeof(in), out, sizeof(out));
 	if (!st)
 		e->cqn = CXIB_GET(out, CXIB_CREATE_CQ_OUT_CQN);
@@ -153,7 +153,7 @@ static unsigned int make_qp(struct test_ctx *t, const struct rq_env *e, const st
 	CXIB_SET(qpc, CXIB_QPC_SRQN_RMPN_XRQN, c->srqn);
 	CXIB_SET64(qpc, CXIB_QPC_DBR_ADDR, t->fk.base + RQ_QP_DBR);
 	for (i = 0; i < 2; i++)
-		CXIB_SET64(in + CXIB_CREATE_QP_IN_PAS_OFFSET + 8 * i, 0, 63, 0,
+		CXIB_SET64(in + CXIB_CREATE_QP_IN_PAS_OFFSET + 8 * i, CXIB_PAS_ENTRY_PA,
 			   t->fk.base + RQ_QP_BUF + 0x1000 * i);
 	st = drv_run(t, in, sizeof(in), out, sizeof(out));
 	if (st)
@@ -654,7 +654,7 @@ static unsigned int create_srq(struct test_ctx *t, const struct rq_env *e, unsig
 	CXIB_SET(srqc, CXIB_SRQC_LOG_RQ_STRIDE, 2);
 	CXIB_SET(srqc, CXIB_SRQC_PD, e->pd);
 	CXIB_SET64(srqc, CXIB_SRQC_DBR_ADDR, t->fk.base + RQ_SRQ_DBR);
-	CXIB_SET64(in + CXIB_CREATE_SRQ_IN_PAS_OFFSET, 0, 63, 0, t->fk.base + RQ_SRQ_BUF);
+	CXIB_SET64(in + CXIB_CREATE_SRQ_IN_PAS_OFFSET, CXIB_PAS_ENTRY_PA, t->fk.base + RQ_SRQ_BUF);
 	st = drv_run(t, in, sizeof(in), out, sizeof(out));
 	if (!st)
 		*srqn = CXIB_GET(out, CXIB_CREATE_SRQ_OUT_SRQN);
@@ -719,7 +719,7 @@ TEST(srq_wqes_follow_the_linked_list_and_limit_fires_once)
 	}
 	drv_eqe(t, e.eq_buf, 0, &eqe);
 	CHECK_EQ(eqe.type, CXIB_EVENT_TYPE_SRQ_RQ_LIMIT);
-	CHECK_EQ(CXIB_GET(eqe.data, 6, 23, 0), srqn);
+	CHECK_EQ(CXIB_GET(&eqe, CXIB_EQE_SRQ_SRQN), srqn);
 	/* one WQE left; then none: RNR */
 	send_pkt(&p, CXIB_BTH_OP_RC_SEND_ONLY, 3, msg, sizeof(msg), true);
 	rx(t, qpn, &p);
@@ -736,7 +736,7 @@ TEST(srq_wqes_follow_the_linked_list_and_limit_fires_once)
 	CHECK_EQ(stats(t).eqes_written, 2);
 	drv_eqe(t, e.eq_buf, 1, &eqe);
 	CHECK_EQ(eqe.type, CXIB_EVENT_TYPE_SRQ_LAST_WQE);
-	CHECK_EQ(CXIB_GET(eqe.data, 6, 23, 0), qpn);
+	CHECK_EQ(CXIB_GET(&eqe, CXIB_EQE_QP_QPN), qpn);
 }
 
 TEST(srq_malformed_wqe_link_fails_the_qp_with_remote_op_nak)
@@ -775,10 +775,10 @@ TEST(srq_malformed_wqe_link_fails_the_qp_with_remote_op_nak)
 		 CXIB_SRQC_STATE_ERROR);
 	drv_eqe(t, e.eq_buf, 0, &eqe);
 	CHECK_EQ(eqe.type, CXIB_EVENT_TYPE_SRQ_CATAS_ERROR);
-	CHECK_EQ(CXIB_GET(eqe.data, 6, 23, 0), srqn);
+	CHECK_EQ(CXIB_GET(&eqe, CXIB_EQE_SRQ_SRQN), srqn);
 	drv_eqe(t, e.eq_buf, 1, &eqe);
 	CHECK_EQ(eqe.type, CXIB_EVENT_TYPE_SRQ_LAST_WQE);
-	CHECK_EQ(CXIB_GET(eqe.data, 6, 23, 0), qpn);
+	CHECK_EQ(CXIB_GET(&eqe, CXIB_EQE_QP_QPN), qpn);
 }
 
 /* ---- RMPs and XRC SRQs (ISSI 1): the same receive engine ---- */
@@ -823,7 +823,7 @@ TEST(rmp_feeds_a_qp_from_its_list_and_modify_rmp_arms_the_limit)
 	CXIB_SET64(wq, CXIB_WQC_DBR_ADDR, t->fk.base + RQ_SRQ_DBR);
 	CXIB_SET(wq, CXIB_WQC_LOG_WQ_STRIDE, 6);
 	CXIB_SET(wq, CXIB_WQC_LOG_WQ_SZ, 3);
-	CXIB_SET64(in + CXIB_CREATE_RMP_IN_PAS_OFFSET, 0, 63, 0, t->fk.base + RQ_SRQ_BUF);
+	CXIB_SET64(in + CXIB_CREATE_RMP_IN_PAS_OFFSET, CXIB_PAS_ENTRY_PA, t->fk.base + RQ_SRQ_BUF);
 	CHECK_EQ(drv_run(t, in, sizeof(in), out, sizeof(out)), 0);
 	rmpn = CXIB_GET(out, CXIB_CREATE_RMP_OUT_RMPN);
 	for (i = 0; i < 4; i++)
@@ -849,7 +849,7 @@ TEST(rmp_feeds_a_qp_from_its_list_and_modify_rmp_arms_the_limit)
 	}
 	drv_eqe(t, e.eq_buf, 0, &eqe);
 	CHECK_EQ(eqe.type, CXIB_EVENT_TYPE_SRQ_RQ_LIMIT);
-	CHECK_EQ(CXIB_GET(eqe.data, 6, 23, 0), rmpn);
+	CHECK_EQ(CXIB_GET(&eqe, CXIB_EQE_SRQ_SRQN), rmpn);
 	/* the limit fired: QUERY_RMP still RDY, the lwm as set */
 	CHECK_EQ(cmd_simple(t, CXIB_CMD_OP_QUERY_RMP, 0, rmpn, 0, q, sizeof(q)), 0);
 	CHECK_EQ(CXIB_GET(q + CXIB_QUERY_RMP_OUT_RMPC_OFFSET, CXIB_RMPC_STATE),
@@ -885,7 +885,7 @@ static void xrc_srq_receive(struct test_ctx *t, unsigned int cqe_version)
 	CXIB_SET(cqc, CXIB_CQC_UAR_PAGE, e.uar);
 	CXIB_SET(cqc, CXIB_CQC_C_EQN, e.eqn);
 	CXIB_SET64(cqc, CXIB_CQC_DBR_ADDR, t->fk.base + RQ_CQ2_DBR);
-	CXIB_SET64(cin + CXIB_CREATE_CQ_IN_PAS_OFFSET, 0, 63, 0, t->fk.base + RQ_CQ2_OFF);
+	CXIB_SET64(cin + CXIB_CREATE_CQ_IN_PAS_OFFSET, CXIB_PAS_ENTRY_PA, t->fk.base + RQ_CQ2_OFF);
 	CHECK_EQ(drv_run(t, cin, sizeof(cin), out, sizeof(out)), 0);
 	cq2 = CXIB_GET(out, CXIB_CREATE_CQ_OUT_CQN);
 	CHECK_EQ(cmd_simple(t, CXIB_CMD_OP_ALLOC_XRCD, 0, 0, 0, out, sizeof(out)), 0);
@@ -899,7 +899,8 @@ static void xrc_srq_receive(struct test_ctx *t, unsigned int cqe_version)
 	CXIB_SET(xc, CXIB_XRC_SRQC_USER_INDEX, 0x4321);
 	CXIB_SET(xc, CXIB_XRC_SRQC_PD, e.pd);
 	CXIB_SET64(xc, CXIB_XRC_SRQC_DB_RECORD_ADDR, t->fk.base + RQ_SRQ_DBR);
-	CXIB_SET64(in + CXIB_CREATE_XRC_SRQ_IN_PAS_OFFSET, 0, 63, 0, t->fk.base + RQ_SRQ_BUF);
+	CXIB_SET64(in + CXIB_CREATE_XRC_SRQ_IN_PAS_OFFSET, CXIB_PAS_ENTRY_PA,
+		   t->fk.base + RQ_SRQ_BUF);
 	CHECK_EQ(drv_run(t, in, sizeof(in), out, sizeof(out)), 0);
 	srqn = CXIB_GET(out, CXIB_CREATE_XRC_SRQ_OUT_XRC_SRQN);
 	post_srq(t, &e, 0, 1, 0);
@@ -928,7 +929,7 @@ static void xrc_srq_receive(struct test_ctx *t, unsigned int cqe_version)
 	/* 2 posted, lwm 2: one left fires the limit, with the XRC SRQ's number */
 	drv_eqe(t, e.eq_buf, 0, &eqe);
 	CHECK_EQ(eqe.type, CXIB_EVENT_TYPE_SRQ_RQ_LIMIT);
-	CHECK_EQ(CXIB_GET(eqe.data, 6, 23, 0), srqn);
+	CHECK_EQ(CXIB_GET(&eqe, CXIB_EQE_SRQ_SRQN), srqn);
 	/* the XRC SRQ holds CQ 2 until it is gone; the QP holds the XRC SRQ */
 	CHECK_EQ(cmd_simple(t, CXIB_CMD_OP_DESTROY_CQ, 0, cq2, 0, out, 16),
 		 CXIB_CMD_STAT_RES_BUSY);

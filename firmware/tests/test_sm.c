@@ -297,7 +297,7 @@ TEST(sm_pkey_guid_sl2vl_vlarb_tables)
 				    CXIB_FIELD_PREP(CXIB_QUERY_HCA_VPORT_GID_IN_GID_INDEX, 1),
 				    out, sizeof(out)), 0);
 		memcpy(g, out + CXIB_QUERY_HCA_VPORT_GID_OUT_GID_OFFSET, 16);
-		CHECK_EQ(CXIB_GET64(g, 2, 63, 0), 0x2222);
+		CHECK_EQ(CXIB_GET64(g, CXIB_GID_GUID), 0x2222);
 	}
 
 	/* SLtoVL */

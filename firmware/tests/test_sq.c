@@ -531,7 +531,7 @@ static uint16_t sq_post_reg_mr(struct drv_node *n, struct drv_qp *qp, uint32_t k
 	CXIB_SET(mk, CXIB_WQE_MKEY_XLT_OCT_SIZE, octw);
 	CXIB_SET(mk, CXIB_WQE_MKEY_LOG2_PAGE_SIZE, 12);
 	for (i = 0; i < npages; i++)
-		CXIB_SET64(xlt + 8 * i, 0, 63, 0, pages[i]);
+		CXIB_SET64(xlt + CXIB_MTT_ENTRY_SIZE * i, CXIB_MTT_ENTRY_PTAG, pages[i]);
 	return sq_post_raw(n, qp, w, (ds * CXIB_WQE_DS_SIZE + CXIB_SEND_WQE_BB - 1) /
 				     CXIB_SEND_WQE_BB, false);
 }
@@ -555,7 +555,7 @@ static uint16_t sq_post_umr_ptr(struct drv_node *n, struct drv_qp *qp, uint32_t 
 
 	memset(w, 0, sizeof(w));
 	for (i = 0; i < npages; i++) {
-		CXIB_SET64(be, 0, 63, 0, pages[i]);
+		CXIB_SET64(be, CXIB_MTT_ENTRY_PTAG, pages[i]);
 		drv_mem_write(n, drv_mr_pa_of(list, list->va + list_off) + 8 * i, be, 8);
 	}
 	sq_ctrl(w, qp, qp->sq_pi, CXIB_WQE_OPCODE_UMR, ds, true);

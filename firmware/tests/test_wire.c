@@ -1105,7 +1105,7 @@ static unsigned int env_setup(struct test_ctx *t, struct wire_env *e)
 	CXIB_SET(cqc, CXIB_CQC_UAR_PAGE, e->uar);
 	CXIB_SET(cqc, CXIB_CQC_C_EQN, e->eqn);
 	CXIB_SET64(cqc, CXIB_CQC_DBR_ADDR, t->fk.base + DRV_DBR_OFF);
-	CXIB_SET64(in + CXIB_CREATE_CQ_IN_PAS_OFFSET, 0, 63, 0, t->fk.base + DRV_CQ_OFF);
+	CXIB_SET64(in + CXIB_CREATE_CQ_IN_PAS_OFFSET, CXIB_PAS_ENTRY_PA, t->fk.base + DRV_CQ_OFF);
 	st = drv_run(t, in, sizeof(in), out, sizeof(out));
 	if (!st)
 		e->cqn = CXIB_GET(out, CXIB_CREATE_CQ_OUT_CQN);
@@ -1134,7 +1134,7 @@ static unsigned int env_qp_lb(struct test_ctx *t, const struct wire_env *e, uint
 	CXIB_SET(qpc, CXIB_QPC_RQ_TYPE, CXIB_QPC_RQ_TYPE_REGULAR);
 	CXIB_SET64(qpc, CXIB_QPC_DBR_ADDR, t->fk.base + DRV_DBR_OFF + 0x800 + 64 * k);
 	for (i = 0; i < 2; i++)
-		CXIB_SET64(in + CXIB_CREATE_QP_IN_PAS_OFFSET + 8 * i, 0, 63, 0,
+		CXIB_SET64(in + CXIB_CREATE_QP_IN_PAS_OFFSET + 8 * i, CXIB_PAS_ENTRY_PA,
 			   t->fk.base + DRV_CQ_OFF + 0x20000 + 0x2000 * k + 0x1000 * i);
 	r = drv_run(t, in, sizeof(in), out, sizeof(out));
 	if (!r)

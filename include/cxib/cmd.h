@@ -21,6 +21,9 @@
  *                                (which sits at CXIB_QUERY_HCA_CAP_OUT_CAPABILITY_OFFSET)
  *   CXIB_HCA_VPORT_CTX_<FIELD>   hca_vport_context fields, relative to the context
  *   CXIB_REG_<NAME>_<FIELD>      ACCESS_REG register fields, relative to the register data
+ *   ..._RESERVED_AT_<X>          a reserved range the device checks is clear, named as in
+ *                                mlx5_ifc.h: X is its first bit in hex, counted from bit 31
+ *                                of dword 0 (RESERVED_AT_40 starts at dword 2, bit 31)
  *
  * 64-bit fields are "dword, 63, 0" and go through CXIB_GET64 / CXIB_SET64.
  * The EQ context and EQE are in eq.h, MAD/SMP layouts (MAD_IFC payload) in mad.h.
@@ -52,17 +55,21 @@ CXIB_STATIC_ASSERT(sizeof(struct cxib_cmd_queue_entry) == 64);
 
 #define CXIB_CMD_ENTRY_SIZE			64
 #define CXIB_CMD_ENTRY_TYPE			0, 31, 24
+#define CXIB_CMD_ENTRY_RESERVED_AT_8		0, 23, 0
 #define CXIB_CMD_ENTRY_INPUT_LENGTH		1, 31, 0
 #define CXIB_CMD_ENTRY_INPUT_MAILBOX_PTR_H	2, 31, 0
 #define CXIB_CMD_ENTRY_INPUT_MAILBOX_PTR_L	3, 31, 9	/* pointer[31:9] */
+#define CXIB_CMD_ENTRY_RESERVED_AT_77		3, 8, 0		/* pointer[8:0] */
 #define CXIB_CMD_ENTRY_IN_INLINE_OFFSET		0x10	/* command_input_inline_data */
 #define CXIB_CMD_ENTRY_OUT_INLINE_OFFSET	0x20	/* command_output_inline_data */
 #define CXIB_CMD_INLINE_LEN			16
 #define CXIB_CMD_ENTRY_OUTPUT_MAILBOX_PTR_H	12, 31, 0
 #define CXIB_CMD_ENTRY_OUTPUT_MAILBOX_PTR_L	13, 31, 9
+#define CXIB_CMD_ENTRY_RESERVED_AT_1B7		13, 8, 0
 #define CXIB_CMD_ENTRY_OUTPUT_LENGTH		14, 31, 0
 #define CXIB_CMD_ENTRY_TOKEN			15, 31, 24
 #define CXIB_CMD_ENTRY_SIGNATURE		15, 23, 16
+#define CXIB_CMD_ENTRY_RESERVED_AT_1F0		15, 15, 8
 #define CXIB_CMD_ENTRY_STATUS			15, 7, 1	/* delivery status */
 #define CXIB_CMD_ENTRY_OWNERSHIP		15, 0, 0
 
@@ -144,6 +151,7 @@ static inline __u8 cxib_xor8(const void *buf, unsigned int len)
 
 #define CXIB_CMD_IN_OPCODE			0, 31, 16
 #define CXIB_CMD_IN_UID				0, 15, 0
+#define CXIB_CMD_IN_RESERVED_AT_20		1, 31, 16	/* in every command */
 #define CXIB_CMD_IN_OP_MOD			1, 15, 0
 #define CXIB_CMD_IN_HDR_LEN			8
 
@@ -249,6 +257,7 @@ enum {
 
 /* Physical address list entry: one 64-bit big-endian bus address per 4 KiB page. */
 #define CXIB_PAS_ENTRY_SIZE			8
+#define CXIB_PAS_ENTRY_PA			0, 63, 0	/* relative to the entry */
 
 /* ---- ENABLE_HCA / DISABLE_HCA (0x104 / 0x105) ---------------------------------------- */
 
@@ -614,20 +623,27 @@ enum {
 
 /* ---- CREATE_EQ / DESTROY_EQ / QUERY_EQ (0x301-0x303); eqc and EQE in eq.h ------------- */
 
+#define CXIB_CREATE_EQ_IN_RESERVED_AT_40	2, 31, 0
+#define CXIB_CREATE_EQ_IN_RESERVED_AT_60	3, 31, 0
 #define CXIB_CREATE_EQ_IN_EQC_OFFSET		0x10
 #define CXIB_CREATE_EQ_IN_EVENT_BITMASK		22, 63, 0	/* 64-bit word 0 at 0x58 */
-#define CXIB_CREATE_EQ_IN_EVENT_BITMASK_OFFSET	0x58		/* 4 x 64-bit; word k: 64k.. */
+/* 64-bit word @k of the event bitmask, at 0x58 + 8k: event types 64k .. 64k + 63. */
+#define CXIB_CREATE_EQ_IN_EVENT_BITMASK_WORD(k)	(22 + 2 * (k)), 63, 0
 #define CXIB_CREATE_EQ_EVENT_BITMASK_WORDS	4
 #define CXIB_CREATE_EQ_IN_PAS_OFFSET		0x110
 #define CXIB_CREATE_EQ_IN_LEN(npas)		(0x110u + CXIB_PAS_ENTRY_SIZE * (npas))
 #define CXIB_CREATE_EQ_OUT_EQ_NUMBER		2, 7, 0
 #define CXIB_CREATE_EQ_OUT_LEN			16
 
+#define CXIB_DESTROY_EQ_IN_RESERVED_AT_40	2, 31, 8
 #define CXIB_DESTROY_EQ_IN_EQ_NUMBER		2, 7, 0
+#define CXIB_DESTROY_EQ_IN_RESERVED_AT_60	3, 31, 0
 #define CXIB_DESTROY_EQ_IN_LEN			16
 #define CXIB_DESTROY_EQ_OUT_LEN			16
 
+#define CXIB_QUERY_EQ_IN_RESERVED_AT_40		2, 31, 8
 #define CXIB_QUERY_EQ_IN_EQ_NUMBER		2, 7, 0
+#define CXIB_QUERY_EQ_IN_RESERVED_AT_60		3, 31, 0
 #define CXIB_QUERY_EQ_IN_LEN			16
 #define CXIB_QUERY_EQ_OUT_EQC_OFFSET		0x10
 #define CXIB_QUERY_EQ_OUT_EVENT_BITMASK		22, 63, 0	/* word 0 only */
@@ -635,6 +651,7 @@ enum {
 
 /* ---- ACCESS_REG (0x805) ------------------------------------------------------------------ */
 
+#define CXIB_ACCESS_REG_IN_RESERVED_AT_40	2, 31, 16
 #define CXIB_ACCESS_REG_IN_REGISTER_ID		2, 15, 0
 #define CXIB_ACCESS_REG_IN_ARGUMENT		3, 31, 0
 #define CXIB_ACCESS_REG_IN_DATA_OFFSET		0x10
@@ -833,18 +850,28 @@ enum {
 
 /* ---- ALLOC_Q_COUNTER / DEALLOC_Q_COUNTER / QUERY_Q_COUNTER (0x771 - 0x773) ------------- */
 
+#define CXIB_ALLOC_Q_COUNTER_IN_RESERVED_AT_40	2, 31, 0
+#define CXIB_ALLOC_Q_COUNTER_IN_RESERVED_AT_60	3, 31, 0
 #define CXIB_ALLOC_Q_COUNTER_IN_LEN		16
 #define CXIB_ALLOC_Q_COUNTER_OUT_COUNTER_SET_ID	2, 7, 0
 #define CXIB_ALLOC_Q_COUNTER_OUT_LEN		16
 
+#define CXIB_DEALLOC_Q_COUNTER_IN_RESERVED_AT_40	2, 31, 8
 #define CXIB_DEALLOC_Q_COUNTER_IN_COUNTER_SET_ID	2, 7, 0
+#define CXIB_DEALLOC_Q_COUNTER_IN_RESERVED_AT_60	3, 31, 0
 #define CXIB_DEALLOC_Q_COUNTER_IN_LEN		16
 #define CXIB_DEALLOC_Q_COUNTER_OUT_LEN		16
 
 #define CXIB_QUERY_Q_COUNTER_IN_OTHER_VPORT	2, 31, 31
+#define CXIB_QUERY_Q_COUNTER_IN_RESERVED_AT_41	2, 30, 16
 #define CXIB_QUERY_Q_COUNTER_IN_VPORT_NUMBER	2, 15, 0
+#define CXIB_QUERY_Q_COUNTER_IN_RESERVED_AT_60	3, 31, 0
+#define CXIB_QUERY_Q_COUNTER_IN_RESERVED_AT_80	4, 31, 0
+#define CXIB_QUERY_Q_COUNTER_IN_RESERVED_AT_A0	5, 31, 0
 #define CXIB_QUERY_Q_COUNTER_IN_CLEAR		6, 31, 31	/* zero the set after reading */
 #define CXIB_QUERY_Q_COUNTER_IN_AGGREGATE	6, 30, 30
+#define CXIB_QUERY_Q_COUNTER_IN_RESERVED_AT_C2	6, 29, 0
+#define CXIB_QUERY_Q_COUNTER_IN_RESERVED_AT_E0	7, 31, 8
 #define CXIB_QUERY_Q_COUNTER_IN_COUNTER_SET_ID	7, 7, 0
 #define CXIB_QUERY_Q_COUNTER_IN_LEN		0x20
 #define CXIB_QUERY_Q_COUNTER_OUT_LEN		0x100

@@ -43,6 +43,8 @@
 #define CXIB_PKT_WORD				4	/* PktLen unit, pad alignment */
 #define CXIB_PKT_MAX_PAD			3
 #define CXIB_GID_LEN				16
+#define CXIB_GID_PREFIX				0, 63, 0	/* subnet prefix */
+#define CXIB_GID_GUID				2, 63, 0	/* interface ID: a port's GUID */
 /* Largest payload of one packet: the 4096-byte MTU (section 7). */
 #define CXIB_PKT_MAX_PAYLOAD			4096
 

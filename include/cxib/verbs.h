@@ -50,7 +50,9 @@
 #define CXIB_ALLOC_PD_OUT_PD			2, 23, 0
 #define CXIB_ALLOC_PD_OUT_LEN			16
 
+#define CXIB_DEALLOC_PD_IN_RESERVED_AT_40	2, 31, 24
 #define CXIB_DEALLOC_PD_IN_PD			2, 23, 0
+#define CXIB_DEALLOC_PD_IN_RESERVED_AT_60	3, 31, 0
 #define CXIB_DEALLOC_PD_IN_LEN			16
 #define CXIB_DEALLOC_PD_OUT_LEN			16
 
@@ -60,7 +62,9 @@
 #define CXIB_ALLOC_XRCD_OUT_XRCD		2, 23, 0
 #define CXIB_ALLOC_XRCD_OUT_LEN			16
 
+#define CXIB_DEALLOC_XRCD_IN_RESERVED_AT_40	2, 31, 24
 #define CXIB_DEALLOC_XRCD_IN_XRCD		2, 23, 0
+#define CXIB_DEALLOC_XRCD_IN_RESERVED_AT_60	3, 31, 0
 #define CXIB_DEALLOC_XRCD_IN_LEN		16
 #define CXIB_DEALLOC_XRCD_OUT_LEN		16
 
@@ -117,6 +121,7 @@ enum {
  * lists).  They matter for on-demand paging; an MKey without it ignores them.
  */
 #define CXIB_MTT_ENTRY_SIZE			8
+#define CXIB_MTT_ENTRY_PTAG			0, 63, 0	/* the entry: address | enables */
 #define CXIB_MTT_PER_OCTWORD			2
 #define CXIB_MTT_RD_EN				0x1ull
 #define CXIB_MTT_WR_EN				0x2ull
@@ -133,7 +138,9 @@ enum {
 #define CXIB_CREATE_MKEY_OUT_MKEY_INDEX		2, 23, 0
 #define CXIB_CREATE_MKEY_OUT_LEN		16
 
+#define CXIB_QUERY_MKEY_IN_RESERVED_AT_40	2, 31, 24
 #define CXIB_QUERY_MKEY_IN_MKEY_INDEX		2, 23, 0
+#define CXIB_QUERY_MKEY_IN_RESERVED_AT_61	3, 30, 0	/* below pg_access */
 #define CXIB_QUERY_MKEY_IN_LEN			16
 #define CXIB_QUERY_MKEY_OUT_MKC_OFFSET		0x10
 #define CXIB_QUERY_MKEY_OUT_LEN			0x50	/* header + mkc; no translations */
@@ -215,15 +222,20 @@ enum {
 #define CXIB_CREATE_CQ_OUT_CQN			2, 23, 0
 #define CXIB_CREATE_CQ_OUT_LEN			16
 
+#define CXIB_DESTROY_CQ_IN_RESERVED_AT_40	2, 31, 24
 #define CXIB_DESTROY_CQ_IN_CQN			2, 23, 0
+#define CXIB_DESTROY_CQ_IN_RESERVED_AT_60	3, 31, 0
 #define CXIB_DESTROY_CQ_IN_LEN			16
 #define CXIB_DESTROY_CQ_OUT_LEN			16
 
+#define CXIB_QUERY_CQ_IN_RESERVED_AT_40		2, 31, 24
 #define CXIB_QUERY_CQ_IN_CQN			2, 23, 0
+#define CXIB_QUERY_CQ_IN_RESERVED_AT_60		3, 31, 0
 #define CXIB_QUERY_CQ_IN_LEN			16
 #define CXIB_QUERY_CQ_OUT_CQC_OFFSET		0x10
 #define CXIB_QUERY_CQ_OUT_LEN			0x110	/* no PAS returned */
 
+#define CXIB_MODIFY_CQ_IN_RESERVED_AT_40	2, 31, 24
 #define CXIB_MODIFY_CQ_IN_CQN			2, 23, 0
 #define CXIB_MODIFY_CQ_IN_MODIFY_FIELD_SELECT	3, 31, 0	/* op_mod MODIFY */
 #define CXIB_MODIFY_CQ_IN_RESIZE_FIELD_SELECT	3, 31, 0	/* op_mod RESIZE */
@@ -475,7 +487,9 @@ enum {
 /*
  * RST2INIT, INIT2INIT, INIT2RTR, RTR2RTS, RTS2RTS, SQERR2RTS, SQD_RTS share one input
  * layout (CXIB_QP_MODIFY_IN_*); 2ERR and 2RST take only the QPN (CXIB_QP_2ERR_IN_*).
+ * Every QP command has its QPN, and the reserved byte above it, where these do.
  */
+#define CXIB_QP_MODIFY_IN_RESERVED_AT_40	2, 31, 24
 #define CXIB_QP_MODIFY_IN_QPN			2, 23, 0
 #define CXIB_QP_MODIFY_IN_OPT_PARAM_MASK	4, 31, 0
 #define CXIB_QP_MODIFY_IN_ECE			5, 31, 0
@@ -690,7 +704,9 @@ enum {
 
 /* ---- ATTACH_TO_MCG / DETACH_FROM_MCG (0x806 / 0x807) ---------------------------------- */
 
+#define CXIB_ATTACH_TO_MCG_IN_RESERVED_AT_40	2, 31, 24
 #define CXIB_ATTACH_TO_MCG_IN_QPN		2, 23, 0
+#define CXIB_ATTACH_TO_MCG_IN_RESERVED_AT_60	3, 31, 0
 #define CXIB_ATTACH_TO_MCG_IN_MULTICAST_GID_OFFSET	0x10	/* 16 bytes */
 #define CXIB_ATTACH_TO_MCG_IN_LEN		0x20
 #define CXIB_ATTACH_TO_MCG_OUT_LEN		16
