@@ -43,8 +43,7 @@
 typedef uint8_t (*cxfw_cmd_fn)(struct cxfw_dev *dev, struct cxfw_cmd *cmd);
 
 struct cxfw_cmd_desc {
-	uint16_t opcode;
-	const char *name;
+	uint16_t opcode;	/* named by cxib_cmd_op_name() */
 	cxfw_cmd_fn exec;	/* NULL: known opcode, not implemented (BAD_OP) */
 	uint32_t inlen;		/* minimum input_length (the PRM's struct size) */
 	uint32_t outlen;	/* minimum output_length */
@@ -65,8 +64,8 @@ struct cxfw_cmd_desc {
 	(CXFW_CAP_OP_MOD_BIT(GENERAL, 0) | CXFW_CAP_OP_MOD_BIT(ATOMIC, 0))
 
 #define CMD(op, fn, in, out, mods, st) \
-	{ CXIB_CMD_OP_##op, #op, fn, in, out, mods, st }
-#define NOCMD(op)	{ CXIB_CMD_OP_##op, #op, NULL, 0, 0, 0, 0 }
+	{ CXIB_CMD_OP_##op, fn, in, out, mods, st }
+#define NOCMD(op)	{ CXIB_CMD_OP_##op, NULL, 0, 0, 0, 0 }
 
 static const struct cxfw_cmd_desc cxfw_cmds[] = {
 	CMD(QUERY_HCA_CAP, cxfw_cmd_query_hca_cap, CXIB_QUERY_HCA_CAP_IN_LEN,
@@ -461,6 +460,7 @@ static uint8_t cxfw_cmd_deliver(struct cxfw_dev *dev, unsigned int slot, __be32 
 	const unsigned int out_dw = CXIB_CMD_ENTRY_OUT_INLINE_OFFSET / 4;
 	struct cxfw_chain in_ch = { 0 }, out_ch = { 0 };
 	const struct cxfw_cmd_desc *desc;
+	const char *name;
 	struct cxfw_cmd cmd = { .slot = slot };
 	uint8_t token = (uint8_t)CXIB_GET(ent, CXIB_CMD_ENTRY_TOKEN);
 	uint8_t delivery, status;
@@ -497,6 +497,8 @@ static uint8_t cxfw_cmd_deliver(struct cxfw_dev *dev, unsigned int slot, __be32 
 	cmd.opcode = (uint16_t)CXIB_GET(cmd.in, CXIB_CMD_IN_OPCODE);
 	cmd.op_mod = (uint16_t)CXIB_GET(cmd.in, CXIB_CMD_IN_OP_MOD);
 	desc = cxfw_cmd_lookup(cmd.opcode);
+	/* the commands of the table have names; others are traced by number */
+	name = desc ? cxib_cmd_op_name(desc->opcode) : NULL;
 
 	status = cxfw_cmd_dispatch(dev, &cmd, desc);
 	if (status != CXIB_CMD_STAT_OK) {
@@ -510,9 +512,9 @@ static uint8_t cxfw_cmd_deliver(struct cxfw_dev *dev, unsigned int slot, __be32 
 	cxfw_log(dev, !status ? CXFW_LOG_DEBUG :
 		      status == CXIB_CMD_STAT_BAD_OP ? CXFW_LOG_INFO : CXFW_LOG_ERR,
 		 "cxfw: cmd slot %u %s (0x%x) op_mod 0x%x inlen %u outlen %u: status 0x%02x syndrome 0x%08x",
-		 slot, desc ? desc->name : "unknown", cmd.opcode, cmd.op_mod, cmd.inlen,
+		 slot, name ? name : "unknown", cmd.opcode, cmd.op_mod, cmd.inlen,
 		 cmd.outlen, status, cmd.syndrome);
-	cxfw_cmd_trace(dev, &cmd, desc ? desc->name : NULL, status);
+	cxfw_cmd_trace(dev, &cmd, name, status);
 
 	if (!cxfw_chain_write(dev, slot, &out_ch, out, cmd.outlen, csum)) {
 		delivery = CXIB_CMD_DELIVERY_BAD_CMD_DESCRIPTOR;

@@ -165,6 +165,15 @@ TEST(header_reserved_ranges_named_by_first_bit)
 	CHECK_RSVD(CXIB_MODIFY_RMP_IN_RESERVED_AT_44, 0x44);
 }
 
+TEST(header_opcode_names_come_from_the_opcode_list)
+{
+	CHECK(strcmp(cxib_cmd_op_name(CXIB_CMD_OP_QUERY_HCA_CAP), "QUERY_HCA_CAP") == 0);
+	CHECK(strcmp(cxib_cmd_op_name(0x507), "2ERR_QP") == 0);
+	CHECK(strcmp(cxib_cmd_op_name(CXIB_CMD_OP_DESTROY_UCTX), "DESTROY_UCTX") == 0);
+	CHECK(cxib_cmd_op_name(0x7ff) == NULL);
+	CHECK(cxib_cmd_op_name(0) == NULL);
+}
+
 TEST(bits_accessors_round_trip_big_endian)
 {
 	uint8_t buf[8] = { 0 };
