@@ -449,7 +449,7 @@ struct cxib_rq {
 };
 
 /**
- * struct cxib_qp - a queue pair (kernel consumers only)
+ * struct cxib_qp - a queue pair, a kernel or a user one
  * @ibqp: the RDMA core's QP; first, as INIT_RDMA_OBJ_SIZE requires
  * @qpn: the device's QP number (from CREATE_QP); @ibqp.qp_num is 0/1 for SMI/GSI
  * @st: the qpc service type (CXIB_QPC_ST_*)
@@ -465,7 +465,7 @@ struct cxib_rq {
  * @dbr: doorbell record: dword 0 receive counter, dword 1 send counter
  * @sq: the send queue
  * @rq: the receive queue
- * @srq: the SRQ the QP receives from, or NULL (DRES's struct cxib_srq)
+ * @srq: the SRQ the QP receives from, or NULL
  * @send_cq: the CQ of the send queue
  * @recv_cq: the CQ of the receive queue
  * @cq_send_node: on @send_cq->send_qps
