@@ -371,75 +371,88 @@ enum {
  * struct cxib_dev - one cxib PCI function
  * @ibdev: the InfiniBand device; first, as ib_alloc_device() requires
  * @pdev: the PCI function
+ * @flags: CXIB_DEV_* bits
  * @iseg: BAR0 mapping of the initialization segment, CXIB_ISEG_SIZE bytes
  * @fw_rev: firmware revision, valid once the firmware has finished initializing
  * @cmdif_rev: command interface revision the firmware speaks
- * @flags: CXIB_DEV_* bits
  * @cmdq: the command queue
  * @health: firmware health monitoring
  * @issi: interface step sequence ID in use (CXIB_ISSI_*)
  * @caps: general capabilities after INIT_HCA
  * @board_id: the adapter's PSID, from QUERY_ADAPTER
  * @vendor_id: IEEE vendor ID, from QUERY_ADAPTER
- * @uar: index of the driver's UAR page (EQ doorbells)
- * @uar_map: mapping of that page
- * @eqt: the event queues
  * @pages: pages lent to the firmware
- * @sys_image_guid: system image GUID, from NodeInfo
- * @port_lock: serialises changes to the port capability mask
- * @dbr_pool: DMA pool of doorbell records (struct cxib_dbr)
- * @cqs: the CQs by number, for the EQ handlers; its lock is taken in hard interrupt
- *	context (XA_FLAGS_LOCK_IRQ)
- * @mkey_variant: the variant byte of the last memory key created
- * @srqs: the SRQs by number, for the EQ handlers and the CQ poller; its lock is taken in
- *	hard interrupt context (XA_FLAGS_LOCK_IRQ)
- * @q_counter: the Q counter set (ALLOC_Q_COUNTER) behind the port statistics
- * @q_counter_valid: @q_counter is allocated
- * @qps: the QPs by device QP number, for the EQ handlers and the CQ pollers; its lock is
- *	taken in hard interrupt context (XA_FLAGS_LOCK_IRQ)
+ * @uar: index of the driver's UAR page (EQ, CQ and SQ doorbells)
+ * @uar_map: mapping of that page
  * @bf_lock: serialises the SQ doorbells on BlueFlame register 0 of @uar (every kernel QP)
  * @bf_offset: the half of that register the next doorbell writes (alternates)
+ * @eqt: the event queues
+ * @cqs: the CQs by number, for the EQ handlers; its lock is taken in hard interrupt
+ *	context (XA_FLAGS_LOCK_IRQ)
+ * @qps: the QPs by device QP number, for the EQ handlers and the CQ pollers; its lock is
+ *	taken in hard interrupt context (XA_FLAGS_LOCK_IRQ)
+ * @srqs: the SRQs by number, for the EQ handlers and the CQ poller; its lock is taken in
+ *	hard interrupt context (XA_FLAGS_LOCK_IRQ)
+ * @dbr_pool: DMA pool of doorbell records (struct cxib_dbr)
+ * @mkey_variant: the variant byte of the last memory key created
+ * @umr: the driver's UMR QP (umr.c), which loads translation tables too large for one
+ *	command
+ * @sys_image_guid: system image GUID, from NodeInfo
+ * @port_lock: serialises changes to the port capability mask
  * @sm_lock: protects @port_sm; taken in process context only, never around a command
  * @port_sm: per port (index port - 1), the master SM last seen: read from PortInfo at
  *	registration, then updated by cxib_process_mad() from the SubnSet(PortInfo)
  *	responses it passes back (the snoop behind IB_EVENT_SM_CHANGE)
- * @umr: the driver's UMR QP (umr.c), which loads translation tables too large for one
- *	command
+ * @q_counter: the Q counter set (ALLOC_Q_COUNTER) behind the port statistics
+ * @q_counter_valid: @q_counter is allocated
  *
  * Probe runs in two phases: hardware bring-up (cxib_hw_init()) and then registration
  * with the RDMA core (cxib_ib_register()).
  */
 struct cxib_dev {
+	/* The RDMA core's device and the PCI function (main.c, ib.c) */
 	struct ib_device ibdev;
 	struct pci_dev *pdev;
+	unsigned long flags;
+
+	/* Firmware: init segment, commands, health, identity (iseg.c, cmd.c, health.c, hca.c) */
 	void __iomem *iseg;
 	struct cxib_fw_rev fw_rev;
 	u16 cmdif_rev;
-	unsigned long flags;
 	struct cxib_cmdq cmdq;
 	struct cxib_health health;
 	u16 issi;
 	struct cxib_caps caps;
 	char board_id[CXIB_QUERY_ADAPTER_PSID_LEN + 1];
 	u32 vendor_id;
+
+	/* Memory lent to the firmware (pages.c) */
+	struct cxib_pages pages;
+
+	/* The driver's UAR page and its doorbells (main.c, eq.c, cq.c, wr.c) */
 	u32 uar;
 	void __iomem *uar_map;
-	struct cxib_eq_table eqt;
-	struct cxib_pages pages;
-	__be64 sys_image_guid;
-	struct mutex port_lock;		/* port capability mask changes */
-	struct dma_pool *dbr_pool;
-	struct xarray cqs;
-	atomic_t mkey_variant;
-	struct xarray srqs;
-	u16 q_counter;
-	bool q_counter_valid;
-	struct xarray qps;
 	spinlock_t bf_lock;		/* SQ doorbells (BlueFlame register 0) */
 	u32 bf_offset;
+
+	/* Event queues and MSI-X (eq.c) */
+	struct cxib_eq_table eqt;
+
+	/* Verbs resources: object tables, doorbell records, keys, UMR QP (buf.c, mr.c, umr.c) */
+	struct xarray cqs;
+	struct xarray qps;
+	struct xarray srqs;
+	struct dma_pool *dbr_pool;
+	atomic_t mkey_variant;
+	struct cxib_umr umr;
+
+	/* Ports: identity, capability mask, master SM, statistics (ib.c, mad.c, counters.c) */
+	__be64 sys_image_guid;
+	struct mutex port_lock;		/* port capability mask changes */
 	spinlock_t sm_lock;		/* port_sm */
 	struct cxib_port_sm port_sm[CXIB_IB_PORTS];
-	struct cxib_umr umr;
+	u16 q_counter;
+	bool q_counter_valid;
 };
 
 static inline struct cxib_dev *to_cxib_dev(struct ib_device *ibdev)
