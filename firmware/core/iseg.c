@@ -249,7 +249,7 @@ void cxfw_mmio_write(struct cxfw_dev *dev, uint64_t offset, uint64_t val, unsign
 		}
 		/* SQ doorbell: the first 8 bytes of a WQE at the start of a BlueFlame half */
 		if (size == 8 && off >= CXIB_UAR_BF_OFFSET &&
-		    !((off - CXIB_UAR_BF_OFFSET) % (1u << (CXIB_LOG_BF_REG_SIZE - 1)))) {
+		    !((off - CXIB_UAR_BF_OFFSET) % CXIB_BF_HALF_SIZE(CXIB_LOG_BF_REG_SIZE))) {
 			cxfw_qp_sq_doorbell(dev, uar, __builtin_bswap32((uint32_t)val),
 					    __builtin_bswap32((uint32_t)(val >> 32)));
 			return;

@@ -233,7 +233,7 @@ uint8_t cxfw_cmd_create_qp(struct cxfw_dev *dev, struct cxfw_cmd *cmd)
 
 	/* one buffer: the RQ first, then the SQ */
 	if (rq_type == CXIB_QPC_RQ_TYPE_REGULAR)
-		rq_bytes = (uint64_t)16 << rq_stride << log_rq;
+		rq_bytes = (uint64_t)1 << (CXIB_QPC_LOG_RQ_STRIDE_BASE + rq_stride) << log_rq;
 	if (!no_sq)
 		sq_bytes = (uint64_t)CXIB_SEND_WQE_BB << log_sq;
 	if (rq_bytes + sq_bytes) {
@@ -605,15 +605,16 @@ void cxfw_qp_sq_doorbell(struct cxfw_dev *dev, uint32_t uar, uint32_t dw0, uint3
 
 uint64_t cxfw_qp_wqe_addr(const struct cxfw_qp *qp, bool sq, uint32_t idx)
 {
+	unsigned int log_rq_wqe = CXIB_QPC_LOG_RQ_STRIDE_BASE + qp->rq_stride;
 	uint64_t rq_bytes = qp->rq_type == CXIB_QPC_RQ_TYPE_REGULAR ?
-			    (uint64_t)16 << qp->rq_stride << qp->log_rq : 0;
+			    (uint64_t)1 << log_rq_wqe << qp->log_rq : 0;
 	uint64_t off = CXIB_PAGE_OFFSET_BYTES(qp->page_offset, qp->log_pg);
 	unsigned int shift = CXIB_ADAPTER_PAGE_SHIFT + qp->log_pg;
 
 	if (sq)
 		off += rq_bytes + ((uint64_t)(idx & ((1u << qp->log_sq) - 1)) << CXIB_LOG_SEND_WQE_BB);
 	else
-		off += (uint64_t)(idx & ((1u << qp->log_rq) - 1)) << (4 + qp->rq_stride);
+		off += (uint64_t)(idx & ((1u << qp->log_rq) - 1)) << log_rq_wqe;
 	return qp->pas[off >> shift] + (off & ((1ull << shift) - 1));
 }
 

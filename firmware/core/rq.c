@@ -253,7 +253,8 @@ static int resp_get_wqe(struct cxfw_dev *dev, struct cxfw_qp *qp)
 			return CXFW_WQE_NONE;
 		/* SRQs are destroyed by commands, which run in this thread: srq stays valid */
 		dbr = CXIB_GET64(srq->srqc, CXIB_SRQC_DBR_ADDR);
-		size = 16u << CXIB_GET(srq->srqc, CXIB_SRQC_LOG_RQ_STRIDE);
+		size = 1u << (CXIB_SRQC_LOG_RQ_STRIDE_BASE +
+			      CXIB_GET(srq->srqc, CXIB_SRQC_LOG_RQ_STRIDE));
 		log_size = srq->log_size;
 		head = srq->wqe_head;
 		cons = srq->wqe_cons;
@@ -294,7 +295,7 @@ static int resp_get_wqe(struct cxfw_dev *dev, struct cxfw_qp *qp)
 			return CXFW_WQE_BAD;
 		if ((uint16_t)(CXIB_GET(db, CXIB_QP_DB_RCV_COUNTER) - cons) == 0)
 			return CXFW_WQE_NONE;
-		size = 16u << qp->rq_stride;
+		size = 1u << (CXIB_QPC_LOG_RQ_STRIDE_BASE + qp->rq_stride);
 		r->wqe_idx = cons;
 		r->nsge = 0;
 		r->have_wqe = true;	/* even a bad one: it gets the error CQE */

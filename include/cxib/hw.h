@@ -48,6 +48,9 @@
 	((__u64)(page_offset) << \
 	 (CXIB_ADAPTER_PAGE_SHIFT + (log_page_size) - CXIB_LOG_PAGE_OFFSET_PARTS))
 
+/* Bytes of one page_offset unit with pages of 4 KiB << @log_page_size: 64 with 4 KiB pages. */
+#define CXIB_PAGE_OFFSET_UNIT(log_page_size)	CXIB_PAGE_OFFSET_BYTES(1, log_page_size)
+
 /* Whether the page_offset field @... (dword, hi, lo) cannot name a place beyond its page. */
 #define CXIB_PAGE_OFFSET_FITS(...) \
 	(CXIB_FIELD_MAX(__VA_ARGS__) < 1u << CXIB_LOG_PAGE_OFFSET_PARTS)
@@ -126,5 +129,10 @@ enum {
 #define CXIB_UAR_BF_OFFSET		0x800	/* first BlueFlame register */
 #define CXIB_UAR_NUM_BF_REGS		4
 #define CXIB_LOG_BF_REG_SIZE		9	/* 512-byte BlueFlame registers */
+/*
+ * A BlueFlame register is used as two halves in turn: each doorbell (or BlueFlame copy of
+ * a WQE) goes to the start of the half the previous one did not use.  Bytes of a half:
+ */
+#define CXIB_BF_HALF_SIZE(log_bf_reg_size)	((1u << (log_bf_reg_size)) / 2)
 
 #endif /* _CXIB_HW_H */

@@ -426,6 +426,9 @@ enum {
 	CXIB_QPC_RQ_TYPE_ZERO_SIZE_RQ		= 0x3,
 };
 
+/* qpc log_rq_stride is log2(RQ WQE bytes) - this: it counts 16-byte units */
+#define CXIB_QPC_LOG_RQ_STRIDE_BASE		4
+
 /* qpc atomic_mode */
 enum {
 	CXIB_QPC_ATOMIC_MODE_IB_SPEC		= 0x1,
