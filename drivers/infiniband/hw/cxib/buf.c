@@ -120,8 +120,21 @@ void *__cxib_obj_get(struct xarray *xa, unsigned long idx, size_t ref_off)
 }
 
 /**
- * cxib_res_init() - set up what the verbs resources share: the doorbell record pool and
- *	the object tables
+ * cxib_obj_tables_init() - set up the device's object tables: CQs, QPs and SRQs
+ * @dev: the device, before its EQs exist
+ *
+ * The EQ handlers look objects up from the first event on; objects exist only after the
+ * device is registered (and QP and SRQ events are dispatched only while it is).
+ */
+void cxib_obj_tables_init(struct cxib_dev *dev)
+{
+	xa_init_flags(&dev->cqs, XA_FLAGS_LOCK_IRQ);
+	xa_init_flags(&dev->qps, XA_FLAGS_LOCK_IRQ);
+	xa_init_flags(&dev->srqs, XA_FLAGS_LOCK_IRQ);
+}
+
+/**
+ * cxib_res_init() - set up what the verbs resources share: the doorbell record pool
  * @dev: the device
  *
  * Return: 0 or -ENOMEM.
@@ -140,6 +153,8 @@ int cxib_res_init(struct cxib_dev *dev)
 void cxib_res_cleanup(struct cxib_dev *dev)
 {
 	WARN_ON(!xa_empty(&dev->cqs));
+	WARN_ON(!xa_empty(&dev->qps));
+	WARN_ON(!xa_empty(&dev->srqs));
 	dma_pool_destroy(dev->dbr_pool);
 	dev->dbr_pool = NULL;
 }

@@ -125,6 +125,7 @@ int cxib_frag_buf_alloc(struct cxib_dev *dev, struct cxib_frag_buf *buf, size_t 
 void cxib_frag_buf_free(struct cxib_dev *dev, struct cxib_frag_buf *buf);
 int cxib_dbr_alloc(struct cxib_dev *dev, struct cxib_dbr *dbr);
 void cxib_dbr_free(struct cxib_dev *dev, struct cxib_dbr *dbr);
+void cxib_obj_tables_init(struct cxib_dev *dev);
 int cxib_res_init(struct cxib_dev *dev);
 void cxib_res_cleanup(struct cxib_dev *dev);
 

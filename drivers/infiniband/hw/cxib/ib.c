@@ -395,10 +395,7 @@ int cxib_ib_register(struct cxib_dev *dev)
 	ibdev->num_comp_vectors = dev->eqt.num_comp;
 	ibdev->dev.parent = &dev->pdev->dev;
 	ib_set_device_ops(ibdev, &cxib_dev_ops);
-	/* SRQ events are dispatched only while CXIB_DEV_IB_ACTIVE is set. */
-	xa_init_flags(&dev->srqs, XA_FLAGS_LOCK_IRQ);
-	/* QP events likewise; kernel QPs ring BlueFlame register 0 of the driver's UAR. */
-	xa_init_flags(&dev->qps, XA_FLAGS_LOCK_IRQ);
+	/* Kernel QPs ring BlueFlame register 0 of the driver's UAR. */
 	spin_lock_init(&dev->bf_lock);
 	dev->bf_offset = 0;
 
@@ -445,7 +442,6 @@ void cxib_ib_unregister(struct cxib_dev *dev)
 	cxib_eqs_sync_async(dev);
 	ib_unregister_device(&dev->ibdev);
 	cxib_counters_cleanup(dev);
-	WARN_ON(!xa_empty(&dev->srqs));
 	cxib_res_cleanup(dev);
 	mutex_destroy(&dev->port_lock);
 }

@@ -241,8 +241,8 @@ static int cxib_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 	if (!dev)
 		return -ENOMEM;
 	dev->pdev = pdev;
-	/* The EQ handlers look CQs up from phase 1 on; CQs exist only after phase 2. */
-	xa_init_flags(&dev->cqs, XA_FLAGS_LOCK_IRQ);
+	/* The EQ handlers look objects up from phase 1 on; objects exist only after phase 2. */
+	cxib_obj_tables_init(dev);
 
 	err = cxib_hw_init(dev);
 	if (err)
