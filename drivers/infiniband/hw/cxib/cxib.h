@@ -300,7 +300,6 @@ struct cxib_health {
 /* health.c: firmware health */
 void cxib_health_start(struct cxib_dev *dev);
 void cxib_health_stop(struct cxib_dev *dev);
-void cxib_dev_fatal(struct cxib_dev *dev, const char *reason);
 const char *cxib_health_fatal_reason(u32 fw_ver, u32 cmdq_addr_l, u32 rfr, u32 synd);
 
 /* ---- Ports: management datagrams, statistics (mad.c, counters.c) --------------------- */

@@ -123,9 +123,6 @@ int cxib_mkey_create_mtt(struct cxib_dev *dev, struct cxib_mkc *mkc, u64 *mtt, s
 struct ib_mr *cxib_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length, u64 virt_addr,
 			       int access, struct ib_udata *udata);
 u32 cxib_umem_fill_pas(struct ib_umem *umem, unsigned long pgsz, u64 *pas, u32 max);
-int cxib_udb_map(struct cxib_ucontext *uctx, u64 db_addr, struct cxib_udb_page **page,
-		 dma_addr_t *dma);
-void cxib_udb_unmap(struct cxib_ucontext *uctx, struct cxib_udb_page *page);
 struct cxib_uq *cxib_uq_create(struct cxib_dev *dev, struct cxib_ucontext *uctx,
 			       const struct cxib_uq_req *req, size_t size,
 			       struct cxib_frag_buf *buf, struct cxib_dbr *dbr);

@@ -324,7 +324,6 @@ int cxib_post_srq_recv(struct ib_srq *ibsrq, const struct ib_recv_wr *wr,
 		       const struct ib_recv_wr **bad_wr);
 u64 cxib_srq_free_wqe(struct cxib_srq *srq, u16 wqe_index);
 void cxib_srq_init_free_list(struct cxib_srq *srq);
-void cxib_srq_build_wqe(void *wqe, const struct ib_recv_wr *wr, u32 max_gs);
 int cxib_srq_geometry(const struct cxib_caps *caps, u32 max_wr, u32 max_sge, u8 *log_size,
 		      u8 *log_stride);
 int cxib_srq_event_type(u8 event_type);

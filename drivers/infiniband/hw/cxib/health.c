@@ -47,7 +47,7 @@ const char *cxib_health_fatal_reason(u32 fw_ver, u32 cmdq_addr_l, u32 rfr, u32 s
  *
  * Logs once; later calls do nothing.  Any context that may sleep is fine.
  */
-void cxib_dev_fatal(struct cxib_dev *dev, const char *reason)
+static void cxib_dev_fatal(struct cxib_dev *dev, const char *reason)
 {
 	struct ib_event ev = {};
 	u32 synd;

@@ -78,7 +78,7 @@ void cxib_srq_init_free_list(struct cxib_srq *srq)
  *
  * Fewer entries than @max_gs are ended by a data segment with CXIB_INVALID_LKEY.
  */
-void cxib_srq_build_wqe(void *wqe, const struct ib_recv_wr *wr, u32 max_gs)
+static void cxib_srq_build_wqe(void *wqe, const struct ib_recv_wr *wr, u32 max_gs)
 {
 	struct cxib_wqe_data_seg *d = wqe + sizeof(struct cxib_wqe_srq_next_seg);
 	int i;

@@ -251,8 +251,8 @@ err_release:
  *
  * Return: 0, -EINVAL for a misaligned address, or the error of pinning it.
  */
-int cxib_udb_map(struct cxib_ucontext *uctx, u64 db_addr, struct cxib_udb_page **page,
-		 dma_addr_t *dma)
+static int cxib_udb_map(struct cxib_ucontext *uctx, u64 db_addr,
+			struct cxib_udb_page **page, dma_addr_t *dma)
 {
 	unsigned long user_page = db_addr & PAGE_MASK;
 	struct cxib_udb_page *p;
@@ -300,7 +300,7 @@ out:
  * @uctx: the context
  * @page: the page it returned; unpinned when no queue of the context uses it any more
  */
-void cxib_udb_unmap(struct cxib_ucontext *uctx, struct cxib_udb_page *page)
+static void cxib_udb_unmap(struct cxib_ucontext *uctx, struct cxib_udb_page *page)
 {
 	mutex_lock(&uctx->db_lock);
 	if (!--page->refcnt) {
