@@ -38,15 +38,20 @@
 #define CXFW_HEALTH_SEVERITY_CRIT	2	/* syslog-style level: critical */
 #define CXFW_HEALTH_SYND_FW_INTERNAL	0x01	/* used when a fatal is injected with synd 0 */
 
-/* Resource limits (also reported in the capabilities). */
+/* Resource limits (also reported in the capabilities, hca.c: each value comes from here). */
 #define CXFW_LOG_MAX_EQ		5			/* 32 EQs */
 #define CXFW_MAX_EQS		(1u << CXFW_LOG_MAX_EQ)
 #define CXFW_LOG_MAX_EQ_SZ	16			/* 65536 EQEs */
 #define CXFW_MAX_LOG_PAGE_SIZE	18			/* queue pages up to 1 GiB (4 KiB << 18) */
 #define CXFW_UAR_BASE		((uint64_t)CXIB_FIRST_UAR_INDEX << CXIB_ADAPTER_PAGE_SHIFT)
 #define CXFW_NUM_UAR_PAGES	(CXIB_BAR0_SIZE >> CXIB_ADAPTER_PAGE_SHIFT)
-#define CXFW_PKEY_TABLE_LEN	128
-#define CXFW_GID_TABLE_LEN	8
+#define CXFW_LOG_UAR_AREA	13			/* uar_sz: 4 KiB << 13 = the 32 MiB BAR */
+#define CXFW_UARS_PER_PAGE	1			/* num_of_uars_per_page */
+#define CXFW_CAP_PKEY_TABLE_SIZE 0			/* pkey_table_size: 128 P_Keys */
+#define CXFW_PKEY_TABLE_LEN	CXIB_CAP_PKEY_TABLE_LEN(CXFW_CAP_PKEY_TABLE_SIZE)
+#define CXFW_CAP_GID_TABLE_SIZE	0			/* gid_table_size: 8 GIDs */
+#define CXFW_GID_TABLE_LEN	CXIB_CAP_GID_TABLE_LEN(CXFW_CAP_GID_TABLE_SIZE)
+#define CXFW_LOCAL_CA_ACK_DELAY	16			/* 4.096 us << 16 = 268 ms */
 #define CXFW_PORT_EVENTS	32			/* pending port change events */
 #define CXFW_LOG_MAX_PD		16			/* PD numbers 1 .. 65535 */
 #define CXFW_MAX_PDS		(1u << CXFW_LOG_MAX_PD)
@@ -58,16 +63,29 @@
 #define CXFW_MAX_MTT_OCTWORDS	(1u << 20)		/* 2 Mi translation entries per mkey */
 #define CXFW_MKEY_MAX_LOG_PAGE	30			/* MTT pages 4 KiB .. 1 GiB */
 #define CXFW_MAX_MTT_TOTAL	(1u << 24)		/* MTT entries held, all mkeys (128 MiB) */
+#define CXFW_LOG_MAX_MRW_SZ	64			/* an mkey may cover any length */
+#define CXFW_LOG_MAX_KLM_LIST_SIZE 16
+#define CXFW_LOG_MAX_MSG	30			/* 1 GiB messages (sq.c) */
 #define CXFW_LOG_MAX_CQ		12			/* CQNs 1 .. 4095 */
 #define CXFW_MAX_CQS		(1u << CXFW_LOG_MAX_CQ)
 #define CXFW_LOG_MAX_CQ_SZ	22
-#define CXFW_MAX_QPS		(1u << 18)		/* cap log_max_qp (max) */
+#define CXFW_LOG_MAX_QP		18			/* QPNs 2 .. 2^18 - 1 */
+#define CXFW_MAX_QPS		(1u << CXFW_LOG_MAX_QP)
+#define CXFW_DEFAULT_LOG_MAX_QP	16			/* current log_max_qp before SET_HCA_CAP */
+#define CXFW_LOG_MAX_QP_SZ	15			/* 32768 WQEs per SQ and RQ */
+#define CXFW_LOG_MAX_RA_REQ_QP	4			/* READ / atomic requests in flight, per QP */
+#define CXFW_LOG_MAX_RA_RES_QP	4			/* ... and responder resources (rq.h) */
+/* qpc and srqc log_rq_stride: receive WQEs up to 512 bytes (max_wqe_sz_rq) */
+#define CXFW_MAX_LOG_RQ_STRIDE	5
+#define CXFW_MAX_RQ_WQE_BYTES	(1u << (CXIB_QPC_LOG_RQ_STRIDE_BASE + CXFW_MAX_LOG_RQ_STRIDE))
 #define CXFW_QP_DB_RING		256			/* pending SQ doorbells */
 #define CXFW_QP_ERR_POLL_MAX	4096	/* QPs in ERR whose RQ doorbell record the worker reads */
 #define CXFW_QP_ERR_POLL_BUDGET	8	/* ... at most this many per cxfw_process() pass ... */
 #define CXFW_QP_ERR_POLL_NS	CXFW_NS_PER_MS	/* ... each at most this often */
 #define CXFW_LOG_MAX_SRQ	12			/* SRQNs 1 .. 4095 */
 #define CXFW_MAX_SRQS		(1u << CXFW_LOG_MAX_SRQ)
+#define CXFW_LOG_MAX_SRQ_SZ	15			/* 32768 WQEs per SRQ */
+#define CXFW_LOG_MAX_RMP	10			/* reported; RMPs take SRQNs too */
 #define CXFW_LOG_MAX_XRCD	8			/* XRCDs 1 .. 255 */
 #define CXFW_MAX_XRCDS		(1u << CXFW_LOG_MAX_XRCD)
 #define CXFW_LOG_MAX_MCG	12			/* multicast groups */

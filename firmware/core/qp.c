@@ -32,7 +32,6 @@
 #define CXFW_QPC_DWORDS		(CXIB_QPC_SIZE / 4)
 #define CXFW_ADS_DW(off)	((off) / 4)	/* first qpc dword of an address path */
 #define CXFW_FIRST_QPN		2
-#define CXFW_MAX_RQ_STRIDE	5	/* 512-byte receive WQEs (cap max_wqe_sz_rq) */
 
 static void cxfw_qp_flush(struct cxfw_dev *dev, uint32_t qpn);
 
@@ -193,7 +192,7 @@ uint8_t cxfw_cmd_create_qp(struct cxfw_dev *dev, struct cxfw_cmd *cmd)
 	    rq_type != CXIB_QPC_RQ_TYPE_SRQ)
 		return cxfw_fail(cmd, CXIB_CMD_STAT_BAD_PARAM,
 				 CXFW_SYND(CXFW_SYND_BAD_PARAM, rq_type));
-	if (rq_stride > CXFW_MAX_RQ_STRIDE)
+	if (rq_stride > CXFW_MAX_LOG_RQ_STRIDE)
 		return cxfw_fail(cmd, CXIB_CMD_STAT_BAD_PARAM,
 				 CXFW_SYND(CXFW_SYND_BAD_PARAM, rq_stride));
 	if (log_pg > CXFW_MAX_LOG_PAGE_SIZE)

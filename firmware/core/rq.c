@@ -48,7 +48,10 @@
 #define CXFW_RESP_BUDGET	64		/* response packets per QP per pass */
 #define CXFW_RESP_CHECK_CHUNK	(64u << 10)	/* R_Key range checks go this far at a time */
 #define CXFW_RESP_MAX_PIECES	18		/* pieces of one check chunk or one packet */
-#define CXFW_RESP_WQE_MAX	512		/* largest receive WQE (16 << 5) */
+
+/* The responder's tables hold what the capabilities promise (cxfw_priv.h). */
+_Static_assert(CXFW_RESP_MAX_RES == 1u << CXFW_LOG_MAX_RA_RES_QP, "READ / atomic resources");
+_Static_assert(CXFW_RESP_MAX_SGE == CXFW_MAX_RQ_WQE_BYTES / CXIB_WQE_DS_SIZE, "receive SGEs");
 
 enum {
 	CXFW_RESP_MSG_NONE	= 0,
@@ -234,7 +237,7 @@ static void resp_parse_sges(struct cxfw_resp *r, const uint8_t *wqe, unsigned in
 static int resp_get_wqe(struct cxfw_dev *dev, struct cxfw_qp *qp)
 {
 	struct cxfw_resp *r = &qp->resp;
-	uint8_t wqe[CXFW_RESP_WQE_MAX];
+	uint8_t wqe[CXFW_MAX_RQ_WQE_BYTES];
 	unsigned int size;
 
 	if (r->have_wqe)

@@ -9,8 +9,8 @@
 struct cxfw_dev;
 struct cxfw_srq;
 
-#define CXFW_RESP_MAX_RES	16	/* 2^cap log_max_ra_res_qp: READ / atomic resources */
-#define CXFW_RESP_MAX_SGE	32	/* data segments of a 512-byte receive WQE */
+#define CXFW_RESP_MAX_RES	16	/* 2^CXFW_LOG_MAX_RA_RES_QP: READ / atomic resources */
+#define CXFW_RESP_MAX_SGE	32	/* data segments of a CXFW_MAX_RQ_WQE_BYTES WQE */
 
 /* Where responses go: the source of the last accepted request. */
 struct cxfw_resp_reply {

@@ -32,7 +32,6 @@
 
 #include "cxfw_priv.h"
 
-#define CXFW_MAX_SRQ_STRIDE	5	/* srqc log_rq_stride: 512-byte WQEs (max_wqe_sz_rq) */
 
 /* What a front end read from its context: the geometry of the SRQ to create. */
 struct cxfw_srq_geom {
@@ -203,7 +202,7 @@ static uint8_t cxfw_srq_create(struct cxfw_dev *dev, struct cxfw_cmd *cmd,
 	uint8_t st;
 
 	if (g->log_stride < CXIB_SRQC_LOG_RQ_STRIDE_BASE ||
-	    g->log_stride > CXIB_SRQC_LOG_RQ_STRIDE_BASE + CXFW_MAX_SRQ_STRIDE)
+	    g->log_stride > CXIB_SRQC_LOG_RQ_STRIDE_BASE + CXFW_MAX_LOG_RQ_STRIDE)
 		return cxfw_fail(cmd, CXIB_CMD_STAT_BAD_PARAM,
 				 CXFW_SYND(CXFW_SYND_BAD_PARAM, g->log_stride));
 	if (g->log_pg > CXFW_MAX_LOG_PAGE_SIZE)

@@ -559,6 +559,10 @@ enum {
 #define CXIB_HCA_CAP_SF				52, 31, 31
 #define CXIB_HCA_CAP_UCTX_CAP			53, 31, 0
 
+/* The table lengths gid_table_size and pkey_table_size @n encode. */
+#define CXIB_CAP_GID_TABLE_LEN(n)		(8 << (n))
+#define CXIB_CAP_PKEY_TABLE_LEN(n)		(128 << (n))
+
 /* port_type */
 enum {
 	CXIB_CAP_PORT_TYPE_IB			= 0,
