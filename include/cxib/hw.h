@@ -58,8 +58,6 @@
 #define CXIB_ISEG_SIZE			0x2010
 /* BAR pages 0-2 hold the init segment and the clock page; UAR indexes start after them. */
 #define CXIB_FIRST_UAR_INDEX		3
-#define CXIB_NUM_UARS	\
-	(CXIB_BAR0_SIZE / CXIB_ADAPTER_PAGE_SIZE - CXIB_FIRST_UAR_INDEX)
 /* The model puts its MSI-X table and PBA in their own BAR. */
 #define CXIB_MSIX_BAR			2
 

@@ -41,9 +41,6 @@
 #include "cmd.h"
 #include "hw.h"
 
-/* Offset of the PAS list (or the mkey translation entries) in every create input. */
-#define CXIB_RES_PAS_OFFSET			0x110
-
 /* ---- ALLOC_PD / DEALLOC_PD (0x800 / 0x801) ------------------------------------------- */
 
 #define CXIB_ALLOC_PD_IN_LEN			16
@@ -500,14 +497,6 @@ enum {
 #define CXIB_QP_MODIFY_IN_LEN			0x110
 #define CXIB_QP_MODIFY_OUT_ECE			3, 31, 0
 #define CXIB_QP_MODIFY_OUT_LEN			16
-
-#define CXIB_RST2INIT_QP_IN_LEN			CXIB_QP_MODIFY_IN_LEN
-#define CXIB_INIT2INIT_QP_IN_LEN		CXIB_QP_MODIFY_IN_LEN
-#define CXIB_INIT2RTR_QP_IN_LEN			CXIB_QP_MODIFY_IN_LEN
-#define CXIB_RTR2RTS_QP_IN_LEN			CXIB_QP_MODIFY_IN_LEN
-#define CXIB_RTS2RTS_QP_IN_LEN			CXIB_QP_MODIFY_IN_LEN
-#define CXIB_SQERR2RTS_QP_IN_LEN		CXIB_QP_MODIFY_IN_LEN
-#define CXIB_SQD_RTS_QP_IN_LEN			CXIB_QP_MODIFY_IN_LEN
 
 #define CXIB_QP_2ERR_IN_QPN			2, 23, 0
 #define CXIB_QP_2ERR_IN_LEN			16
