@@ -6,6 +6,7 @@
  * so create and destroy never sleep (RDMA_CREATE_AH_SLEEPABLE or not).
  */
 
+#include <kunit/visibility.h>
 #include <linux/kernel.h>
 #include <linux/string.h>
 
@@ -17,7 +18,8 @@
  * @av: the address vector; every byte is written.  Q_Key and destination QPN stay 0 for
  *	the WR to fill in.
  */
-void cxib_ah_attr_to_av(const struct rdma_ah_attr *attr, struct cxib_wqe_av *av)
+VISIBLE_IF_KUNIT void cxib_ah_attr_to_av(const struct rdma_ah_attr *attr,
+					 struct cxib_wqe_av *av)
 {
 	const struct ib_global_route *grh;
 	enum ib_rate rate = rdma_ah_get_static_rate(attr);

@@ -30,6 +30,7 @@
  * add at most a debug line of their own (Documentation/driver.md, "Logging").
  */
 
+#include <kunit/visibility.h>
 #include <linux/bitops.h>
 #include <linux/delay.h>
 #include <linux/dma-mapping.h>
@@ -173,7 +174,7 @@ static const struct {
  * Return: 0 for CXIB_CMD_STAT_OK, the PRM §2.5 errno for a known status, -EIO for a
  * status the PRM does not define.
  */
-int cxib_cmd_status_to_errno(u8 status)
+VISIBLE_IF_KUNIT int cxib_cmd_status_to_errno(u8 status)
 {
 	unsigned int i;
 
@@ -189,7 +190,7 @@ int cxib_cmd_status_to_errno(u8 status)
  *
  * Return: a short description, "unknown status" for a status the PRM does not define.
  */
-const char *cxib_cmd_status_str(u8 status)
+VISIBLE_IF_KUNIT const char *cxib_cmd_status_str(u8 status)
 {
 	unsigned int i;
 
@@ -238,7 +239,7 @@ static const char *cxib_cmd_delivery_str(u8 delivery)
  *
  * Return: @token + 1, wrapping from 255 to 1.
  */
-u8 cxib_cmd_next_token(u8 token)
+VISIBLE_IF_KUNIT u8 cxib_cmd_next_token(u8 token)
 {
 	return token == U8_MAX ? 1 : token + 1;
 }
@@ -250,7 +251,7 @@ u8 cxib_cmd_next_token(u8 token)
  *
  * Sets every block's next pointer (0 in the last), its block number and @token.
  */
-void cxib_cmd_msg_chain(struct cxib_cmd_msg *msg, u8 token)
+VISIBLE_IF_KUNIT void cxib_cmd_msg_chain(struct cxib_cmd_msg *msg, u8 token)
 {
 	struct cxib_cmd_mailbox *box;
 	unsigned int i;
@@ -270,7 +271,7 @@ void cxib_cmd_msg_chain(struct cxib_cmd_msg *msg, u8 token)
  * The firmware checks them only when the driver enables cmdif_checksum, which cxib does
  * not; they are filled anyway, so every block the driver sends verifies.
  */
-void cxib_cmd_mbox_sign(struct cxib_cmd_mailbox *box)
+VISIBLE_IF_KUNIT void cxib_cmd_mbox_sign(struct cxib_cmd_mailbox *box)
 {
 	const u8 *raw = (const u8 *)box;
 
@@ -288,7 +289,8 @@ void cxib_cmd_mbox_sign(struct cxib_cmd_mailbox *box)
  * @in: the whole command input
  * @inlen: its length in bytes
  */
-void cxib_cmd_msg_write(struct cxib_cmd_msg *msg, const void *in, u32 inlen)
+VISIBLE_IF_KUNIT void cxib_cmd_msg_write(struct cxib_cmd_msg *msg, const void *in,
+					 u32 inlen)
 {
 	const u8 *p = (const u8 *)in + CXIB_CMD_INLINE_LEN;
 	u32 left = inlen > CXIB_CMD_INLINE_LEN ? inlen - CXIB_CMD_INLINE_LEN : 0;
@@ -309,7 +311,8 @@ void cxib_cmd_msg_write(struct cxib_cmd_msg *msg, const void *in, u32 inlen)
  * @out: the whole command output; its first 16 bytes are left alone
  * @outlen: its length in bytes
  */
-void cxib_cmd_msg_read(const struct cxib_cmd_msg *msg, void *out, u32 outlen)
+VISIBLE_IF_KUNIT void cxib_cmd_msg_read(const struct cxib_cmd_msg *msg, void *out,
+					u32 outlen)
 {
 	u8 *p = (u8 *)out + CXIB_CMD_INLINE_LEN;
 	u32 left = outlen > CXIB_CMD_INLINE_LEN ? outlen - CXIB_CMD_INLINE_LEN : 0;
@@ -336,9 +339,10 @@ void cxib_cmd_msg_read(const struct cxib_cmd_msg *msg, void *out, u32 outlen)
  *
  * The entry is handed to the hardware (ownership 1) and signed.
  */
-void cxib_cmd_build_entry(struct cxib_cmd_queue_entry *ent, const void *in, u32 inlen,
-			  u32 outlen, const struct cxib_cmd_msg *inmsg,
-			  const struct cxib_cmd_msg *outmsg, u8 token)
+VISIBLE_IF_KUNIT void cxib_cmd_build_entry(struct cxib_cmd_queue_entry *ent, const void *in,
+					   u32 inlen, u32 outlen,
+					   const struct cxib_cmd_msg *inmsg,
+					   const struct cxib_cmd_msg *outmsg, u8 token)
 {
 	memset(ent, 0, sizeof(*ent));
 	CXIB_SET(ent, CXIB_CMD_ENTRY_TYPE, CXIB_CMD_TYPE_PCIE);

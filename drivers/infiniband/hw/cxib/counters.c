@@ -10,6 +10,7 @@
  * does not offer Q counters (ALLOC_Q_COUNTER fails) simply has no hw_counters.
  */
 
+#include <kunit/visibility.h>
 #include <rdma/ib_verbs.h>
 
 #include "cxib.h"
@@ -39,7 +40,7 @@ enum {
 	CXIB_QC_NUM
 };
 
-const struct rdma_stat_desc cxib_q_counter_descs[] = {
+VISIBLE_IF_KUNIT const struct rdma_stat_desc cxib_q_counter_descs[] = {
 	[CXIB_QC_RX_WRITE_REQUESTS] = { .name = "rx_write_requests" },
 	[CXIB_QC_RX_READ_REQUESTS] = { .name = "rx_read_requests" },
 	[CXIB_QC_RX_ATOMIC_REQUESTS] = { .name = "rx_atomic_requests" },
@@ -63,7 +64,7 @@ const struct rdma_stat_desc cxib_q_counter_descs[] = {
 };
 
 /* The dword of the QUERY_Q_COUNTER output each reported counter is read from. */
-const u8 cxib_q_counter_dws[] = {
+VISIBLE_IF_KUNIT const u8 cxib_q_counter_dws[] = {
 	[CXIB_QC_RX_WRITE_REQUESTS] = CXIB_Q_COUNTER_RX_WRITE_REQUESTS,
 	[CXIB_QC_RX_READ_REQUESTS] = CXIB_Q_COUNTER_RX_READ_REQUESTS,
 	[CXIB_QC_RX_ATOMIC_REQUESTS] = CXIB_Q_COUNTER_RX_ATOMIC_REQUESTS,

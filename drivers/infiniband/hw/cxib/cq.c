@@ -12,6 +12,7 @@
  * for those references, so no handler runs for a CQ once destroy_cq returns.
  */
 
+#include <kunit/visibility.h>
 #include <linux/io.h>
 #include <linux/kernel.h>
 #include <linux/log2.h>
@@ -32,7 +33,7 @@
  *
  * Return: true if the device has written the entry for this lap.
  */
-bool cxib_cqe_sw_owned(const void *cqe, u32 ci, u8 log_size)
+VISIBLE_IF_KUNIT bool cxib_cqe_sw_owned(const void *cqe, u32 ci, u8 log_size)
 {
 	return CXIB_GET(cqe, CXIB_CQE_OPCODE) != CXIB_CQE_OPCODE_INVALID &&
 	       CXIB_GET(cqe, CXIB_CQE_OWNER) == ((ci >> log_size) & 1);
@@ -44,7 +45,7 @@ bool cxib_cqe_sw_owned(const void *cqe, u32 ci, u8 log_size)
  *
  * Return: the matching IB_WC_* status; IB_WC_GENERAL_ERR for a syndrome not known.
  */
-enum ib_wc_status cxib_cqe_syndrome_to_status(u8 syndrome)
+VISIBLE_IF_KUNIT enum ib_wc_status cxib_cqe_syndrome_to_status(u8 syndrome)
 {
 	switch (syndrome) {
 	case CXIB_CQE_SYND_LOCAL_LENGTH_ERR:
@@ -84,7 +85,7 @@ enum ib_wc_status cxib_cqe_syndrome_to_status(u8 syndrome)
  *
  * Return: true for requester CQEs (good or error), false for receive completions.
  */
-bool cxib_cqe_is_send(const void *cqe)
+VISIBLE_IF_KUNIT bool cxib_cqe_is_send(const void *cqe)
 {
 	u8 op = CXIB_GET(cqe, CXIB_CQE_OPCODE);
 
@@ -191,7 +192,7 @@ static void cxib_cqe_resp_to_wc(const void *cqe, struct ib_wc *wc)
  * receives the sender (QPN, LID, SL, path bits, GRH).  What only the QP knows (wr_id,
  * ib_qp, the P_Key index of a GSI receive) is left 0 for the QP's completion hook.
  */
-void cxib_cqe_to_wc(const void *cqe, struct ib_wc *wc)
+VISIBLE_IF_KUNIT void cxib_cqe_to_wc(const void *cqe, struct ib_wc *wc)
 {
 	u8 op = CXIB_GET(cqe, CXIB_CQE_OPCODE);
 
@@ -300,7 +301,8 @@ static void *cxib_cq_peek(struct cxib_cq *cq)
  *
  * Return: 0, or -EINVAL if @counter names no outstanding WQE (nothing is retired).
  */
-int cxib_sq_complete(struct cxib_sq *sq, u16 counter, bool err, struct ib_wc *wc)
+VISIBLE_IF_KUNIT int cxib_sq_complete(struct cxib_sq *sq, u16 counter, bool err,
+				      struct ib_wc *wc)
 {
 	u32 mask = BIT(sq->log_wqe_cnt) - 1, head = READ_ONCE(sq->head), t = sq->tail, n = 0;
 	const struct cxib_sq_ent *ent;

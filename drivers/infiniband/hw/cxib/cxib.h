@@ -9,6 +9,10 @@
  * (main.c).  The driver's files include this header alone; it includes the others:
  * cxib_cmd.h (the command layer), cxib_verbs.h (the verbs objects) and cxib_user.h (what
  * user space reaches).
+ *
+ * Prototypes inside #if IS_ENABLED(CONFIG_KUNIT) are of functions that only the KUnit
+ * suites call from outside their file: VISIBLE_IF_KUNIT (<kunit/visibility.h>) makes them
+ * static in a kernel without KUnit.
  */
 #ifndef _CXIB_H
 #define _CXIB_H
@@ -275,7 +279,9 @@ const struct cpumask *cxib_get_vector_affinity(struct ib_device *ibdev, int comp
 void cxib_eqs_cleanup(struct cxib_dev *dev);
 void cxib_eqs_sync_async(struct cxib_dev *dev);
 void cxib_ib_dispatch_port_event(struct cxib_dev *dev, u32 port, enum ib_event_type type);
+#if IS_ENABLED(CONFIG_KUNIT)
 int cxib_port_event_type(u8 sub_type);
+#endif
 
 /* ---- Health (health.c) --------------------------------------------------------------------- */
 
@@ -300,7 +306,9 @@ struct cxib_health {
 /* health.c: firmware health */
 void cxib_health_start(struct cxib_dev *dev);
 void cxib_health_stop(struct cxib_dev *dev);
+#if IS_ENABLED(CONFIG_KUNIT)
 const char *cxib_health_fatal_reason(u32 fw_ver, u32 cmdq_addr_l, u32 rfr, u32 synd);
+#endif
 
 /* ---- Ports: management datagrams, statistics (mad.c, counters.c) --------------------- */
 
@@ -318,13 +326,15 @@ struct cxib_port_sm {
 };
 
 /* mad.c: the firmware's subnet management agent */
-void cxib_mad_build_subn_get(struct cxib_smp *smp, u16 attr_id, u32 attr_mod);
-int cxib_mad_check_response(const struct cxib_smp *smp, u16 attr_id);
 int cxib_mad_query(struct cxib_dev *dev, u8 port, u16 attr_id, u32 attr_mod, void *data);
 void cxib_mad_port_info_to_attr(const void *pi, struct ib_port_attr *attr);
 u16 cxib_mad_pkey_from_table(const void *blk, unsigned int i);
 __be64 cxib_mad_guid_from_info(const void *blk, unsigned int i);
 int cxib_mad_query_node(struct cxib_dev *dev);
+#if IS_ENABLED(CONFIG_KUNIT)
+void cxib_mad_build_subn_get(struct cxib_smp *smp, u16 attr_id, u32 attr_mod);
+int cxib_mad_check_response(const struct cxib_smp *smp, u16 attr_id);
+#endif
 
 /**
  * enum cxib_mad_route - what cxib_process_mad() does with a MAD (cxib_mad_route())
@@ -341,22 +351,26 @@ enum cxib_mad_route {
 	CXIB_MAD_ROUTE_FW_CONSUME,
 };
 
-enum cxib_mad_route cxib_mad_route(u8 mgmt_class, u8 method, u16 attr_id, u16 slid,
-				   bool have_wc);
-bool cxib_mad_snoop_sm(const struct cxib_smp *req, const struct cxib_smp *resp, u32 port,
-		       struct cxib_port_sm *sm);
 int cxib_mad_sm_init(struct cxib_dev *dev);
 int cxib_process_mad(struct ib_device *ibdev, int mad_flags, u32 port_num,
 		     const struct ib_wc *in_wc, const struct ib_grh *in_grh,
 		     const struct ib_mad *in_mad, struct ib_mad *out_mad, size_t *out_mad_size,
 		     u16 *out_mad_pkey_index);
+#if IS_ENABLED(CONFIG_KUNIT)
+enum cxib_mad_route cxib_mad_route(u8 mgmt_class, u8 method, u16 attr_id, u16 slid,
+				   bool have_wc);
+bool cxib_mad_snoop_sm(const struct cxib_smp *req, const struct cxib_smp *resp, u32 port,
+		       struct cxib_port_sm *sm);
+#endif
 
 /* counters.c: port statistics (Q counters) */
 #define CXIB_NUM_Q_COUNTERS	20
-extern const struct rdma_stat_desc cxib_q_counter_descs[];
-extern const u8 cxib_q_counter_dws[];
 int cxib_counters_init(struct cxib_dev *dev);
 void cxib_counters_cleanup(struct cxib_dev *dev);
+#if IS_ENABLED(CONFIG_KUNIT)
+extern const struct rdma_stat_desc cxib_q_counter_descs[];
+extern const u8 cxib_q_counter_dws[];
+#endif
 
 /* ---- The device ---------------------------------------------------------------------- */
 

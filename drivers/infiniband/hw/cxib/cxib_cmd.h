@@ -11,6 +11,11 @@
  * Only these three files lay out a command's input or read its output; the rest of the
  * driver calls the cxib_cmd_*() functions with C types and the contexts of
  * include/cxib/verbs.h (struct cxib_cqc, struct cxib_qpc, ...).
+ *
+ * Prototypes inside #if IS_ENABLED(CONFIG_KUNIT) are of functions that only the KUnit
+ * suites call from outside their file: VISIBLE_IF_KUNIT (<kunit/visibility.h>) makes them
+ * static in a kernel without KUnit, and the commands only the suites issue (NOP,
+ * QUERY_MKEY, QUERY_CQ) are not built there at all.
  */
 #ifndef _CXIB_DRV_CMD_H
 #define _CXIB_DRV_CMD_H
@@ -152,6 +157,7 @@ int cxib_cmd_exec_flags(struct cxib_dev *dev, const void *in, u32 inlen, void *o
 void cxib_cmd_comp_event(struct cxib_dev *dev, u32 vector);
 void cxib_cmd_abort_all(struct cxib_dev *dev);
 const char *cxib_cmd_opcode_str(u16 opcode);
+#if IS_ENABLED(CONFIG_KUNIT)
 const char *cxib_cmd_status_str(u8 status);
 int cxib_cmd_status_to_errno(u8 status);
 u8 cxib_cmd_next_token(u8 token);
@@ -162,6 +168,7 @@ void cxib_cmd_msg_read(const struct cxib_cmd_msg *msg, void *out, u32 outlen);
 void cxib_cmd_build_entry(struct cxib_cmd_queue_entry *ent, const void *in, u32 inlen,
 			  u32 outlen, const struct cxib_cmd_msg *inmsg,
 			  const struct cxib_cmd_msg *outmsg, u8 token);
+#endif
 
 /* ---- Building commands (fw.c, fw_verbs.c) ------------------------------------------ */
 
@@ -215,7 +222,6 @@ int cxib_cmd_query_issi(struct cxib_dev *dev, u32 *supported, u16 *current_issi)
 int cxib_cmd_set_issi(struct cxib_dev *dev, u16 issi);
 int cxib_cmd_init_hca(struct cxib_dev *dev);
 int cxib_cmd_teardown_hca(struct cxib_dev *dev, u16 profile);
-int cxib_cmd_nop(struct cxib_dev *dev);
 int cxib_cmd_query_pages(struct cxib_dev *dev, u16 op_mod, u16 *func_id, s32 *npages);
 int cxib_cmd_give_pages(struct cxib_dev *dev, u16 func_id, const dma_addr_t *pas, u32 npages);
 int cxib_cmd_take_pages(struct cxib_dev *dev, u16 func_id, u32 npages, dma_addr_t *pas,
@@ -233,6 +239,9 @@ int cxib_cmd_create_eq(struct cxib_dev *dev, const struct cxib_eq_params *p, u8 
 int cxib_cmd_destroy_eq(struct cxib_dev *dev, u8 eqn);
 int cxib_cmd_mad_ifc(struct cxib_dev *dev, u8 port, u16 op_mod, u16 remote_lid,
 		     const void *mad_in, void *mad_out);
+#if IS_ENABLED(CONFIG_KUNIT)
+int cxib_cmd_nop(struct cxib_dev *dev);
+#endif
 
 /* ---- fw_verbs.c: verbs resources --------------------------------------------------- */
 
@@ -241,11 +250,9 @@ int cxib_cmd_dealloc_pd(struct cxib_dev *dev, u32 pdn);
 int cxib_cmd_create_mkey(struct cxib_dev *dev, const struct cxib_mkc *mkc, const u64 *mtt,
 			 u32 nmtt, u32 *mkey_index);
 int cxib_cmd_destroy_mkey(struct cxib_dev *dev, u32 mkey_index);
-int cxib_cmd_query_mkey(struct cxib_dev *dev, u32 mkey_index, struct cxib_mkc *mkc);
 int cxib_cmd_create_cq(struct cxib_dev *dev, const struct cxib_cqc *cqc, const dma_addr_t *pas,
 		       u32 npas, u32 *cqn);
 int cxib_cmd_destroy_cq(struct cxib_dev *dev, u32 cqn);
-int cxib_cmd_query_cq(struct cxib_dev *dev, u32 cqn, struct cxib_cqc *cqc);
 int cxib_cmd_modify_cq(struct cxib_dev *dev, u32 cqn, u32 field_select,
 		       const struct cxib_cqc *cqc);
 int cxib_cmd_create_qp(struct cxib_dev *dev, const struct cxib_qpc *qpc, const dma_addr_t *pas,
@@ -262,16 +269,20 @@ int cxib_cmd_query_srq(struct cxib_dev *dev, u32 srqn, struct cxib_srqc *srqc);
 int cxib_cmd_create_rmp(struct cxib_dev *dev, const struct cxib_rmpc *rmpc,
 			const dma_addr_t *pas, u32 npas, u32 *rmpn);
 int cxib_cmd_destroy_rmp(struct cxib_dev *dev, u32 rmpn);
-void cxib_rmp_build_arm(void *in, u32 rmpn, u16 lwm);
 int cxib_cmd_arm_rmp(struct cxib_dev *dev, u32 rmpn, u16 lwm);
 int cxib_cmd_query_rmp(struct cxib_dev *dev, u32 rmpn, struct cxib_rmpc *rmpc);
-void cxib_mcg_build_cmd(void *in, u16 opcode, u32 qpn, const union ib_gid *gid);
 int cxib_cmd_attach_to_mcg(struct cxib_dev *dev, u32 qpn, const union ib_gid *gid);
 int cxib_cmd_detach_from_mcg(struct cxib_dev *dev, u32 qpn, const union ib_gid *gid);
 int cxib_cmd_alloc_q_counter(struct cxib_dev *dev, u16 *id);
 int cxib_cmd_dealloc_q_counter(struct cxib_dev *dev, u16 id);
-void cxib_q_counter_values(const void *out, const u8 *dws, unsigned int n, u64 *values);
 int cxib_cmd_query_q_counter(struct cxib_dev *dev, u16 id, const u8 *dws, unsigned int n,
 			     u64 *values);
+#if IS_ENABLED(CONFIG_KUNIT)
+int cxib_cmd_query_mkey(struct cxib_dev *dev, u32 mkey_index, struct cxib_mkc *mkc);
+int cxib_cmd_query_cq(struct cxib_dev *dev, u32 cqn, struct cxib_cqc *cqc);
+void cxib_rmp_build_arm(void *in, u32 rmpn, u16 lwm);
+void cxib_mcg_build_cmd(void *in, u16 opcode, u32 qpn, const union ib_gid *gid);
+void cxib_q_counter_values(const void *out, const u8 *dws, unsigned int n, u64 *values);
+#endif
 
 #endif /* _CXIB_DRV_CMD_H */

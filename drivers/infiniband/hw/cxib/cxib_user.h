@@ -4,6 +4,10 @@
  * (ucontext.c), pinned user memory: queue buffers, doorbell pages and user MRs (umem.c),
  * and the user halves of create_cq / create_qp / create_srq, which read and answer
  * libmlx5's udata (uverbs.c).
+ *
+ * Prototypes inside #if IS_ENABLED(CONFIG_KUNIT) are of functions that only the KUnit
+ * suites call from outside their file: VISIBLE_IF_KUNIT (<kunit/visibility.h>) makes them
+ * static in a kernel without KUnit.
  */
 #ifndef _CXIB_DRV_USER_H
 #define _CXIB_DRV_USER_H
@@ -50,8 +54,10 @@ int cxib_alloc_ucontext(struct ib_ucontext *ibuctx, struct ib_udata *udata);
 void cxib_dealloc_ucontext(struct ib_ucontext *ibuctx);
 void cxib_disassociate_ucontext(struct ib_ucontext *ibuctx);
 int cxib_mmap(struct ib_ucontext *ibuctx, struct vm_area_struct *vma);
-int cxib_mmap_unknown_err(unsigned long pgoff);
 void cxib_mmap_free(struct rdma_user_mmap_entry *entry);
+#if IS_ENABLED(CONFIG_KUNIT)
+int cxib_mmap_unknown_err(unsigned long pgoff);
+#endif
 
 /* ---- User queues and user memory (umem.c) -------------------------------------------- */
 
@@ -118,16 +124,18 @@ struct cxib_uq_req {
 };
 
 /* umem.c: user memory (user MRs, user queue buffers, doorbell pages) */
-int cxib_mkey_create_mtt(struct cxib_dev *dev, struct cxib_mkc *mkc, u64 *mtt, size_t nmtt,
-			 u32 *mkey_index);
 struct ib_mr *cxib_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length, u64 virt_addr,
 			       int access, struct ib_udata *udata);
-u32 cxib_umem_fill_pas(struct ib_umem *umem, unsigned long pgsz, u64 *pas, u32 max);
 struct cxib_uq *cxib_uq_create(struct cxib_dev *dev, struct cxib_ucontext *uctx,
 			       const struct cxib_uq_req *req, size_t size,
 			       struct cxib_frag_buf *buf, struct cxib_dbr *dbr);
 void cxib_uq_free(struct cxib_dev *dev, struct cxib_uq *uq);
 int cxib_uq_buf_offset(u64 buf_addr, u32 stride, u8 *page_offset);
+#if IS_ENABLED(CONFIG_KUNIT)
+int cxib_mkey_create_mtt(struct cxib_dev *dev, struct cxib_mkc *mkc, u64 *mtt, size_t nmtt,
+			 u32 *mkey_index);
+u32 cxib_umem_fill_pas(struct ib_umem *umem, unsigned long pgsz, u64 *pas, u32 max);
+#endif
 
 /* ---- The user halves of creating queues (uverbs.c) ----------------------------------- */
 
@@ -135,12 +143,6 @@ int cxib_uq_buf_offset(u64 buf_addr, u32 stride, u8 *page_offset);
 struct mlx5_ib_create_cq;
 struct mlx5_ib_create_qp;
 struct mlx5_ib_create_srq;
-int cxib_uidx_check(u8 cqe_version, u32 uidx, u32 *out);
-int cxib_ucq_check(const struct cxib_caps *caps, const struct mlx5_ib_create_cq *ucmd,
-		   u32 cqe, u8 *cqe_sz, u8 *log_size, size_t *bytes);
-int cxib_uqp_check(const struct cxib_caps *caps, const struct mlx5_ib_create_qp *ucmd,
-		   const struct ib_qp_init_attr *attr, size_t *bytes);
-int cxib_usrq_check(const struct mlx5_ib_create_srq *ucmd);
 int cxib_ucq_init(struct cxib_cq *cq, const struct ib_cq_init_attr *attr,
 		  struct ib_udata *udata, u8 *cqe_sz);
 int cxib_ucq_respond(struct cxib_cq *cq, struct ib_udata *udata);
@@ -149,5 +151,13 @@ void cxib_uqp_fill_qpc(const struct cxib_qp *qp, struct cxib_qpc *qpc);
 int cxib_uqp_respond(struct cxib_qp *qp, struct ib_udata *udata);
 int cxib_usrq_get(struct ib_udata *udata, struct cxib_uq_req *req);
 int cxib_usrq_respond(struct cxib_srq *srq, struct ib_udata *udata);
+#if IS_ENABLED(CONFIG_KUNIT)
+int cxib_uidx_check(u8 cqe_version, u32 uidx, u32 *out);
+int cxib_ucq_check(const struct cxib_caps *caps, const struct mlx5_ib_create_cq *ucmd,
+		   u32 cqe, u8 *cqe_sz, u8 *log_size, size_t *bytes);
+int cxib_uqp_check(const struct cxib_caps *caps, const struct mlx5_ib_create_qp *ucmd,
+		   const struct ib_qp_init_attr *attr, size_t *bytes);
+int cxib_usrq_check(const struct mlx5_ib_create_srq *ucmd);
+#endif
 
 #endif /* _CXIB_DRV_USER_H */

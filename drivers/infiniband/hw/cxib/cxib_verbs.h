@@ -5,6 +5,10 @@
  * (cq.c), SRQs (srq.c), QPs and posting (qp.c, wr.c), address handles (ah.c), multicast
  * (mcast.c) and the driver's UMR QP (umr.c).  Each object's structure is followed by the
  * functions of its file.
+ *
+ * Prototypes inside #if IS_ENABLED(CONFIG_KUNIT) are of functions that only the KUnit
+ * suites call from outside their file: VISIBLE_IF_KUNIT (<kunit/visibility.h>) makes them
+ * static in a kernel without KUnit.
  */
 #ifndef _CXIB_DRV_VERBS_H
 #define _CXIB_DRV_VERBS_H
@@ -197,10 +201,12 @@ int cxib_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata);
 struct ib_mr *cxib_alloc_mr(struct ib_pd *ibpd, enum ib_mr_type type, u32 max_num_sg);
 int cxib_map_mr_sg(struct ib_mr *ibmr, struct scatterlist *sg, int sg_nents,
 		   unsigned int *sg_offset);
+#if IS_ENABLED(CONFIG_KUNIT)
 u32 cxib_mr_pl_entries(u32 max_num_sg);
 size_t cxib_mr_pl_bytes(u32 entries);
 void cxib_mr_build_fast_reg_mkc(struct cxib_mkc *mkc, u32 pdn, u8 variant, u32 max_pages);
 int cxib_mr_set_page(struct ib_mr *ibmr, u64 addr);
+#endif
 
 /* ---- Completion queues (cq.c) -------------------------------------------------------- */
 
@@ -250,20 +256,22 @@ static inline struct cxib_cq *to_cxib_cq(struct ib_cq *ibcq)
 }
 
 /* cq.c: completion queues */
-bool cxib_cqe_sw_owned(const void *cqe, u32 ci, u8 log_size);
-enum ib_wc_status cxib_cqe_syndrome_to_status(u8 syndrome);
-bool cxib_cqe_is_send(const void *cqe);
-void cxib_cqe_to_wc(const void *cqe, struct ib_wc *wc);
+void cxib_cq_comp_event(struct cxib_dev *dev, u32 cqn);
+void cxib_cq_error_event(struct cxib_dev *dev, u32 cqn, u8 syndrome);
+void cxib_cq_clean_locked(struct cxib_cq *cq, u32 qpn, struct cxib_srq *srq);
 int cxib_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 		   CXIB_CREATE_CQ_ARG *arg);
 int cxib_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata);
 int cxib_poll_cq(struct ib_cq *ibcq, int num_entries, struct ib_wc *wc);
 int cxib_req_notify_cq(struct ib_cq *ibcq, enum ib_cq_notify_flags flags);
 int cxib_modify_cq(struct ib_cq *ibcq, u16 cq_count, u16 cq_period);
-void cxib_cq_comp_event(struct cxib_dev *dev, u32 cqn);
-void cxib_cq_error_event(struct cxib_dev *dev, u32 cqn, u8 syndrome);
-void cxib_cq_clean_locked(struct cxib_cq *cq, u32 qpn, struct cxib_srq *srq);
+#if IS_ENABLED(CONFIG_KUNIT)
+bool cxib_cqe_sw_owned(const void *cqe, u32 ci, u8 log_size);
+enum ib_wc_status cxib_cqe_syndrome_to_status(u8 syndrome);
+bool cxib_cqe_is_send(const void *cqe);
+void cxib_cqe_to_wc(const void *cqe, struct ib_wc *wc);
 int cxib_sq_complete(struct cxib_sq *sq, u16 counter, bool err, struct ib_wc *wc);
+#endif
 
 /* ---- Shared receive queues (srq.c) --------------------------------------------------- */
 
@@ -323,15 +331,17 @@ int cxib_destroy_srq(struct ib_srq *ibsrq, struct ib_udata *udata);
 int cxib_post_srq_recv(struct ib_srq *ibsrq, const struct ib_recv_wr *wr,
 		       const struct ib_recv_wr **bad_wr);
 u64 cxib_srq_free_wqe(struct cxib_srq *srq, u16 wqe_index);
+u32 cxib_srq_max_sge(const struct cxib_caps *caps);
+void cxib_srq_event(struct cxib_dev *dev, u32 srqn, u8 event_type);
+#if IS_ENABLED(CONFIG_KUNIT)
 void cxib_srq_init_free_list(struct cxib_srq *srq);
 int cxib_srq_geometry(const struct cxib_caps *caps, u32 max_wr, u32 max_sge, u8 *log_size,
 		      u8 *log_stride);
 int cxib_srq_event_type(u8 event_type);
-u32 cxib_srq_max_sge(const struct cxib_caps *caps);
 u32 cxib_srq_max_page_offset(u16 issi);
 void cxib_srq_fill_srqc(const struct cxib_srq *srq, u32 pdn, struct cxib_srqc *srqc);
 void cxib_srq_fill_rmpc(const struct cxib_srq *srq, u32 pdn, struct cxib_rmpc *rmpc);
-void cxib_srq_event(struct cxib_dev *dev, u32 srqn, u8 event_type);
+#endif
 
 /* ---- Queue pairs and posting (qp.c, wr.c) -------------------------------------------- */
 
@@ -515,10 +525,17 @@ int cxib_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int attr_mask,
 		  struct ib_qp_init_attr *init_attr);
 int cxib_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata);
 void cxib_qp_event(struct cxib_dev *dev, u32 qpn, u8 event_type);
-int cxib_qp_event_type(u8 event_type);
 void cxib_qp_caps(const struct cxib_dev *dev, struct ib_device_attr *props);
+#if IS_ENABLED(CONFIG_KUNIT)
+int cxib_qp_event_type(u8 event_type);
+#endif
 
 /* wr.c: posting work requests */
+int cxib_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
+		   const struct ib_send_wr **bad_wr);
+int cxib_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
+		   const struct ib_recv_wr **bad_wr);
+#if IS_ENABLED(CONFIG_KUNIT)
 int cxib_wqe_build_send(const struct cxib_sq_params *p, const struct ib_send_wr *wr, u16 idx,
 			void *wqe, struct cxib_sq_ent *info);
 void cxib_sq_copy_wqe(const struct cxib_frag_buf *buf, u32 sq_offset, u8 log_wqe_cnt, u32 idx,
@@ -526,10 +543,7 @@ void cxib_sq_copy_wqe(const struct cxib_frag_buf *buf, u32 sq_offset, u8 log_wqe
 u32 cxib_sq_bf_len(const struct cxib_caps *caps, u32 nreq, u32 nbb);
 int cxib_wqe_build_recv(void *wqe, u32 max_gs, const struct ib_recv_wr *wr);
 u32 cxib_umr_xlt_octowords(u32 npages);
-int cxib_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
-		   const struct ib_send_wr **bad_wr);
-int cxib_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
-		   const struct ib_recv_wr **bad_wr);
+#endif
 
 /* ---- Address handles (ah.c) ---------------------------------------------------------- */
 
@@ -554,7 +568,9 @@ int cxib_create_ah(struct ib_ah *ibah, struct rdma_ah_init_attr *init_attr,
 		   struct ib_udata *udata);
 int cxib_destroy_ah(struct ib_ah *ibah, u32 flags);
 int cxib_query_ah(struct ib_ah *ibah, struct rdma_ah_attr *attr);
+#if IS_ENABLED(CONFIG_KUNIT)
 void cxib_ah_attr_to_av(const struct rdma_ah_attr *attr, struct cxib_wqe_av *av);
+#endif
 
 /* ---- Multicast (mcast.c) ------------------------------------------------------------- */
 

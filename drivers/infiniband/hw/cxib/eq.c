@@ -20,6 +20,7 @@
  * QP, SRQ and CQ events go to their objects' files.
  */
 
+#include <kunit/visibility.h>
 #include <linux/cpumask.h>
 #include <linux/dma-mapping.h>
 #include <linux/interrupt.h>
@@ -78,7 +79,7 @@ static void cxib_eq_doorbell(struct cxib_eq *eq, bool arm)
  * Return: the enum ib_event_type to dispatch, or -1 for a sub type that means nothing to
  * the RDMA core.
  */
-int cxib_port_event_type(u8 sub_type)
+VISIBLE_IF_KUNIT int cxib_port_event_type(u8 sub_type)
 {
 	switch (sub_type) {
 	case CXIB_PORT_CHANGE_SUBTYPE_ACTIVE:

@@ -8,6 +8,7 @@
  * hand it here; they never see a command's input or output.  Every function sleeps.
  */
 
+#include <kunit/visibility.h>
 #include <linux/kernel.h>
 #include <linux/slab.h>
 #include <linux/string.h>
@@ -112,6 +113,7 @@ int cxib_cmd_destroy_mkey(struct cxib_dev *dev, u32 mkey_index)
 	return cxib_cmd_exec(dev, in, sizeof(in), out, sizeof(out));
 }
 
+#if IS_ENABLED(CONFIG_KUNIT)	/* only the KUnit suites read a key's context */
 /**
  * cxib_cmd_query_mkey() - QUERY_MKEY: read a memory key's context
  * @dev: the device
@@ -133,6 +135,7 @@ int cxib_cmd_query_mkey(struct cxib_dev *dev, u32 mkey_index, struct cxib_mkc *m
 		memcpy(mkc, (void *)out + CXIB_QUERY_MKEY_OUT_MKC_OFFSET, sizeof(*mkc));
 	return err;
 }
+#endif
 
 /* ---- Queues: what CREATE and QUERY of a CQ, QP and SRQ share --------------------------- */
 
@@ -225,6 +228,7 @@ int cxib_cmd_destroy_cq(struct cxib_dev *dev, u32 cqn)
 	return cxib_cmd_exec(dev, in, sizeof(in), out, sizeof(out));
 }
 
+#if IS_ENABLED(CONFIG_KUNIT)	/* only the KUnit suites read a CQ's context */
 /**
  * cxib_cmd_query_cq() - QUERY_CQ: read a completion queue's context
  * @dev: the device
@@ -242,6 +246,7 @@ int cxib_cmd_query_cq(struct cxib_dev *dev, u32 cqn, struct cxib_cqc *cqc)
 	return cxib_cmd_query_queue(dev, in, sizeof(in), CXIB_QUERY_CQ_OUT_LEN,
 				    CXIB_QUERY_CQ_OUT_CQC_OFFSET, cqc, sizeof(*cqc));
 }
+#endif
 
 /**
  * cxib_cmd_modify_cq() - MODIFY_CQ (op_mod MODIFY): change a CQ's moderation or EQ
@@ -513,7 +518,7 @@ int cxib_cmd_destroy_rmp(struct cxib_dev *dev, u32 rmpn)
  * An RDY RMP stays RDY (rmp_state the current state, the rmpc's state the next); the
  * bitmask selects the wq's lwm, the only field that changes.
  */
-void cxib_rmp_build_arm(void *in, u32 rmpn, u16 lwm)
+VISIBLE_IF_KUNIT void cxib_rmp_build_arm(void *in, u32 rmpn, u16 lwm)
 {
 	__be32 *rmpc = in + CXIB_MODIFY_RMP_IN_RMPC_OFFSET;
 
@@ -578,7 +583,8 @@ int cxib_cmd_query_rmp(struct cxib_dev *dev, u32 rmpn, struct cxib_rmpc *rmpc)
  * @qpn: the QP
  * @gid: the multicast GID, in network order
  */
-void cxib_mcg_build_cmd(void *in, u16 opcode, u32 qpn, const union ib_gid *gid)
+VISIBLE_IF_KUNIT void cxib_mcg_build_cmd(void *in, u16 opcode, u32 qpn,
+					 const union ib_gid *gid)
 {
 	BUILD_BUG_ON(CXIB_ATTACH_TO_MCG_IN_LEN != CXIB_DETACH_FROM_MCG_IN_LEN);
 	BUILD_BUG_ON(CXIB_ATTACH_TO_MCG_IN_MULTICAST_GID_OFFSET !=
@@ -675,7 +681,8 @@ int cxib_cmd_dealloc_q_counter(struct cxib_dev *dev, u16 id)
  * @n: number of counters
  * @values: the @n counters, in the order of @dws
  */
-void cxib_q_counter_values(const void *out, const u8 *dws, unsigned int n, u64 *values)
+VISIBLE_IF_KUNIT void cxib_q_counter_values(const void *out, const u8 *dws, unsigned int n,
+					    u64 *values)
 {
 	unsigned int i;
 

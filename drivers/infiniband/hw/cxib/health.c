@@ -11,6 +11,7 @@
  * CXIB_HEALTH_STUCK_POLLS polls only draws a warning.
  */
 
+#include <kunit/visibility.h>
 #include <linux/jiffies.h>
 #include <linux/workqueue.h>
 
@@ -25,7 +26,8 @@
  *
  * Return: NULL if none of the fatal conditions of PRM §1.4 holds, else what is wrong.
  */
-const char *cxib_health_fatal_reason(u32 fw_ver, u32 cmdq_addr_l, u32 rfr, u32 synd)
+VISIBLE_IF_KUNIT const char *cxib_health_fatal_reason(u32 fw_ver, u32 cmdq_addr_l, u32 rfr,
+						      u32 synd)
 {
 	u32 nic_if = CXIB_FIELD_GET(CXIB_ISEG_NIC_INTERFACE, cmdq_addr_l);
 

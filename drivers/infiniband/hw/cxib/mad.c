@@ -16,6 +16,7 @@
  * moving has no such event, so the driver watches the SubnSet(PortInfo) responses for it.
  */
 
+#include <kunit/visibility.h>
 #include <linux/slab.h>
 #include <linux/string.h>
 #include <rdma/ib_mad.h>
@@ -28,7 +29,8 @@
  * @attr_id: CXIB_SMP_ATTR_*
  * @attr_mod: the attribute modifier (port, block number)
  */
-void cxib_mad_build_subn_get(struct cxib_smp *smp, u16 attr_id, u32 attr_mod)
+VISIBLE_IF_KUNIT void cxib_mad_build_subn_get(struct cxib_smp *smp, u16 attr_id,
+					      u32 attr_mod)
 {
 	memset(smp, 0, sizeof(*smp));
 	CXIB_SET(smp, CXIB_MAD_BASE_VERSION, CXIB_MAD_BASE_VERSION_1);
@@ -48,7 +50,7 @@ void cxib_mad_build_subn_get(struct cxib_smp *smp, u16 attr_id, u32 attr_mod)
  * support the attribute; -EINVAL for another MAD status; -EPROTO if the response is not a
  * GetResp of @attr_id.
  */
-int cxib_mad_check_response(const struct cxib_smp *smp, u16 attr_id)
+VISIBLE_IF_KUNIT int cxib_mad_check_response(const struct cxib_smp *smp, u16 attr_id)
 {
 	u16 status = CXIB_GET(smp, CXIB_MAD_STATUS) & ~CXIB_SMP_DIRECTION;
 
@@ -245,8 +247,8 @@ out:
  *
  * Return: the route, enum cxib_mad_route.
  */
-enum cxib_mad_route cxib_mad_route(u8 mgmt_class, u8 method, u16 attr_id, u16 slid,
-				   bool have_wc)
+VISIBLE_IF_KUNIT enum cxib_mad_route cxib_mad_route(u8 mgmt_class, u8 method, u16 attr_id,
+						    u16 slid, bool have_wc)
 {
 	if (method == CXIB_MGMT_METHOD_TRAP && (!have_wc || !slid))
 		return CXIB_MAD_ROUTE_CONSUME;
@@ -287,8 +289,9 @@ enum cxib_mad_route cxib_mad_route(u8 mgmt_class, u8 method, u16 attr_id, u16 sl
  *
  * Return: true if the response's MasterSMLID or MasterSMSL differ from @sm.
  */
-bool cxib_mad_snoop_sm(const struct cxib_smp *req, const struct cxib_smp *resp, u32 port,
-		       struct cxib_port_sm *sm)
+VISIBLE_IF_KUNIT bool cxib_mad_snoop_sm(const struct cxib_smp *req,
+					const struct cxib_smp *resp, u32 port,
+					struct cxib_port_sm *sm)
 {
 	u8 mgmt_class = CXIB_GET(req, CXIB_MAD_MGMT_CLASS);
 	u32 mod = CXIB_GET(req, CXIB_MAD_ATTR_MOD) & CXIB_SMP_PORT_INFO_ATTR_MOD_PORT_MASK;

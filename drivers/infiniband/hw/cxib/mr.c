@@ -17,6 +17,7 @@
  * does not match the new one.
  */
 
+#include <kunit/visibility.h>
 #include <linux/dma-mapping.h>
 #include <linux/log2.h>
 #include <linux/slab.h>
@@ -91,35 +92,6 @@ struct ib_mr *cxib_get_dma_mr(struct ib_pd *ibpd, int acc)
 	return &mr->ibmr;
 }
 
-/**
- * cxib_dereg_mr() - ib_device_ops.dereg_mr
- * @ibmr: the MR
- * @udata: unused
- *
- * Sleeps.
- *
- * Return: 0 or a negative errno (the living device refused; the MR stays).
- */
-int cxib_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata)
-{
-	struct cxib_dev *dev = to_cxib_dev(ibmr->device);
-	struct cxib_mr *mr = to_cxib_mr(ibmr);
-	int err;
-
-	err = cxib_cmd_destroy_mkey(dev, mr->mkey_index);
-	if (err && !cxib_dev_dead(dev)) {
-		ibdev_dbg(&dev->ibdev, "DESTROY_MKEY 0x%x failed: %d\n", mr->mkey_index, err);
-		return err;
-	}
-	if (mr->pl)
-		dma_free_coherent(&dev->pdev->dev, cxib_mr_pl_bytes(mr->max_pages), mr->pl,
-				  mr->pl_dma);
-	/* A user MR's pages (umem.c): the device no longer maps them. */
-	ib_umem_release(mr->umem);
-	kfree(mr);
-	return 0;
-}
-
 /* ---- Fast-registration MRs -------------------------------------------------------------- */
 
 /**
@@ -129,7 +101,7 @@ int cxib_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata)
  * Return: @max_num_sg rounded up to whole CXIB_MR_PL_ALIGN blocks of MTT entries (at
  * least one block).
  */
-u32 cxib_mr_pl_entries(u32 max_num_sg)
+VISIBLE_IF_KUNIT u32 cxib_mr_pl_entries(u32 max_num_sg)
 {
 	u32 per_block = CXIB_MR_PL_ALIGN / CXIB_MTT_ENTRY_SIZE;
 
@@ -142,7 +114,7 @@ u32 cxib_mr_pl_entries(u32 max_num_sg)
  *
  * Return: the size.
  */
-size_t cxib_mr_pl_bytes(u32 entries)
+VISIBLE_IF_KUNIT size_t cxib_mr_pl_bytes(u32 entries)
 {
 	return (size_t)entries * CXIB_MTT_ENTRY_SIZE;
 }
@@ -157,7 +129,8 @@ size_t cxib_mr_pl_bytes(u32 entries)
  * Free (unusable until a UMR), UMR enabled, MTT access mode, no access rights yet (the UMR
  * sets them), translations_octword_size for @max_pages entries.
  */
-void cxib_mr_build_fast_reg_mkc(struct cxib_mkc *mkc, u32 pdn, u8 variant, u32 max_pages)
+VISIBLE_IF_KUNIT void cxib_mr_build_fast_reg_mkc(struct cxib_mkc *mkc, u32 pdn, u8 variant,
+						 u32 max_pages)
 {
 	CXIB_SET(mkc, CXIB_MKC_FREE, 1);
 	CXIB_SET(mkc, CXIB_MKC_UMR_EN, 1);
@@ -239,7 +212,7 @@ err_free:
  *
  * Return: 0, or -ENOMEM when the list is full.
  */
-int cxib_mr_set_page(struct ib_mr *ibmr, u64 addr)
+VISIBLE_IF_KUNIT int cxib_mr_set_page(struct ib_mr *ibmr, u64 addr)
 {
 	struct cxib_mr *mr = to_cxib_mr(ibmr);
 
@@ -271,4 +244,35 @@ int cxib_map_mr_sg(struct ib_mr *ibmr, struct scatterlist *sg, int sg_nents,
 	mr->npages = 0;
 	mr->page_shift = ilog2(ibmr->page_size);
 	return ib_sg_to_pages(ibmr, sg, sg_nents, sg_offset, cxib_mr_set_page);
+}
+
+/* ---- Every kind of MR: deregistration --------------------------------------------------- */
+
+/**
+ * cxib_dereg_mr() - ib_device_ops.dereg_mr
+ * @ibmr: the MR
+ * @udata: unused
+ *
+ * Sleeps.
+ *
+ * Return: 0 or a negative errno (the living device refused; the MR stays).
+ */
+int cxib_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata)
+{
+	struct cxib_dev *dev = to_cxib_dev(ibmr->device);
+	struct cxib_mr *mr = to_cxib_mr(ibmr);
+	int err;
+
+	err = cxib_cmd_destroy_mkey(dev, mr->mkey_index);
+	if (err && !cxib_dev_dead(dev)) {
+		ibdev_dbg(&dev->ibdev, "DESTROY_MKEY 0x%x failed: %d\n", mr->mkey_index, err);
+		return err;
+	}
+	if (mr->pl)
+		dma_free_coherent(&dev->pdev->dev, cxib_mr_pl_bytes(mr->max_pages), mr->pl,
+				  mr->pl_dma);
+	/* A user MR's pages (umem.c): the device no longer maps them. */
+	ib_umem_release(mr->umem);
+	kfree(mr);
+	return 0;
 }

@@ -19,6 +19,7 @@
  * so a poller never uses a QP being freed.
  */
 
+#include <kunit/visibility.h>
 #include <linux/kernel.h>
 #include <linux/log2.h>
 #include <linux/slab.h>
@@ -34,7 +35,7 @@
  *
  * Return: the enum ib_event_type, or -1 if @event_type is no QP event.
  */
-int cxib_qp_event_type(u8 event_type)
+VISIBLE_IF_KUNIT int cxib_qp_event_type(u8 event_type)
 {
 	switch (event_type) {
 	case CXIB_EVENT_TYPE_PATH_MIG:

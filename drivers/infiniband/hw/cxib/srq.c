@@ -29,6 +29,7 @@
  * create_srq response carry.
  */
 
+#include <kunit/visibility.h>
 #include <linux/kernel.h>
 #include <linux/log2.h>
 #include <linux/slab.h>
@@ -56,7 +57,7 @@ static void *cxib_srq_wqe(struct cxib_srq *srq, u32 idx)
  * WQE i links to i + 1, the last to 0; the list runs from WQE 0 (@head) to the last
  * (@tail).  Also zeroes the WQE counter.
  */
-void cxib_srq_init_free_list(struct cxib_srq *srq)
+VISIBLE_IF_KUNIT void cxib_srq_init_free_list(struct cxib_srq *srq)
 {
 	u32 n = 1u << srq->log_size, i;
 
@@ -185,8 +186,8 @@ u64 cxib_srq_free_wqe(struct cxib_srq *srq, u16 wqe_index)
  *
  * Return: 0, or -EINVAL if the device cannot hold it.
  */
-int cxib_srq_geometry(const struct cxib_caps *caps, u32 max_wr, u32 max_sge, u8 *log_size,
-		      u8 *log_stride)
+VISIBLE_IF_KUNIT int cxib_srq_geometry(const struct cxib_caps *caps, u32 max_wr,
+				       u32 max_sge, u8 *log_size, u8 *log_stride)
 {
 	u32 wqe_size;
 
@@ -256,7 +257,7 @@ static bool cxib_srq_is_rmp(const struct cxib_dev *dev)
  *
  * Return: the largest page_offset the context for @issi holds.
  */
-u32 cxib_srq_max_page_offset(u16 issi)
+VISIBLE_IF_KUNIT u32 cxib_srq_max_page_offset(u16 issi)
 {
 	return issi == CXIB_ISSI_0 ? CXIB_FIELD_MAX(CXIB_SRQC_PAGE_OFFSET) :
 				     CXIB_FIELD_MAX(CXIB_WQC_PAGE_OFFSET);
@@ -274,7 +275,8 @@ static u8 cxib_srq_page_offset(const struct cxib_srq *srq)
  * @pdn: its PD
  * @srqc: the context, zeroed
  */
-void cxib_srq_fill_srqc(const struct cxib_srq *srq, u32 pdn, struct cxib_srqc *srqc)
+VISIBLE_IF_KUNIT void cxib_srq_fill_srqc(const struct cxib_srq *srq, u32 pdn,
+					 struct cxib_srqc *srqc)
 {
 	CXIB_SET(srqc, CXIB_SRQC_STATE, CXIB_SRQC_STATE_GOOD);
 	CXIB_SET(srqc, CXIB_SRQC_LOG_SRQ_SIZE, srq->log_size);
@@ -296,7 +298,8 @@ void cxib_srq_fill_srqc(const struct cxib_srq *srq, u32 pdn, struct cxib_srqc *s
  * The RMP is created ready; its wq describes the same ring as an srqc would: linked-list
  * WQEs (not cyclic ones, basic_cyclic_rcv_wqe 0), no limit armed, no WQE signature.
  */
-void cxib_srq_fill_rmpc(const struct cxib_srq *srq, u32 pdn, struct cxib_rmpc *rmpc)
+VISIBLE_IF_KUNIT void cxib_srq_fill_rmpc(const struct cxib_srq *srq, u32 pdn,
+					 struct cxib_rmpc *rmpc)
 {
 	__be32 *wq = rmpc->dw + CXIB_RMPC_WQ_OFFSET / 4;
 
@@ -544,7 +547,7 @@ int cxib_destroy_srq(struct ib_srq *ibsrq, struct ib_udata *udata)
  *
  * Return: the ib_event_type, or -1 for an event type that is not an SRQ's.
  */
-int cxib_srq_event_type(u8 event_type)
+VISIBLE_IF_KUNIT int cxib_srq_event_type(u8 event_type)
 {
 	switch (event_type) {
 	case CXIB_EVENT_TYPE_SRQ_RQ_LIMIT:

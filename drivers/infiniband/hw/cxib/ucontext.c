@@ -20,6 +20,7 @@
  * its caller as errno, the way mlx5_ib answers a context without DEVX.
  */
 
+#include <kunit/visibility.h>
 #include <linux/cache.h>
 #include <linux/mm.h>
 #include <linux/slab.h>
@@ -77,7 +78,7 @@ static u32 cxib_uar_mmap_pgoff(u8 cmd, unsigned int idx)
  *
  * Return: -EINVAL or -EOPNOTSUPP.
  */
-int cxib_mmap_unknown_err(unsigned long pgoff)
+VISIBLE_IF_KUNIT int cxib_mmap_unknown_err(unsigned long pgoff)
 {
 	switch (pgoff >> CXIB_MMAP_CMD_SHIFT) {
 	case MLX5_IB_MMAP_REGULAR_PAGE:

@@ -17,6 +17,7 @@
  * reference counted per context (struct cxib_udb_page), as mlx5 does.
  */
 
+#include <kunit/visibility.h>
 #include <linux/log2.h>
 #include <linux/mm.h>
 #include <linux/slab.h>
@@ -58,7 +59,8 @@
  * Return: the number of entries written; less than ib_umem_num_dma_blocks() only if @max
  * is too small.
  */
-u32 cxib_umem_fill_pas(struct ib_umem *umem, unsigned long pgsz, u64 *pas, u32 max)
+VISIBLE_IF_KUNIT u32 cxib_umem_fill_pas(struct ib_umem *umem, unsigned long pgsz, u64 *pas,
+					u32 max)
 {
 	struct ib_block_iter biter;
 	u32 n = 0;
@@ -90,8 +92,8 @@ u32 cxib_umem_fill_pas(struct ib_umem *umem, unsigned long pgsz, u64 *pas, u32 m
  *
  * Return: 0 or a negative errno, with no key left behind.
  */
-int cxib_mkey_create_mtt(struct cxib_dev *dev, struct cxib_mkc *mkc, u64 *mtt, size_t nmtt,
-			 u32 *mkey_index)
+VISIBLE_IF_KUNIT int cxib_mkey_create_mtt(struct cxib_dev *dev, struct cxib_mkc *mkc,
+					  u64 *mtt, size_t nmtt, u32 *mkey_index)
 {
 	bool by_umr = nmtt > CXIB_MR_MAX_CMD_MTT;
 	int err;

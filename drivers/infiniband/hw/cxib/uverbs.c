@@ -20,6 +20,7 @@
  * call the respond functions once the device has numbered the queue.
  */
 
+#include <kunit/visibility.h>
 #include <linux/kernel.h>
 #include <linux/log2.h>
 #include <linux/slab.h>
@@ -84,7 +85,7 @@ static int cxib_udata_put(struct ib_udata *udata, void *resp, size_t len)
  *
  * Return: 0 or -EINVAL.
  */
-int cxib_uidx_check(u8 cqe_version, u32 uidx, u32 *out)
+VISIBLE_IF_KUNIT int cxib_uidx_check(u8 cqe_version, u32 uidx, u32 *out)
 {
 	if (!cqe_version) {
 		*out = CXIB_UIDX_NONE;
@@ -110,8 +111,9 @@ int cxib_uidx_check(u8 cqe_version, u32 uidx, u32 *out)
  * Return: 0; -EOPNOTSUPP for CQE compression, 128-byte padding, dynamic UARs or real-time
  * timestamps; -EINVAL for a bad size, CQE size or reserved field.
  */
-int cxib_ucq_check(const struct cxib_caps *caps, const struct mlx5_ib_create_cq *ucmd,
-		   u32 cqe, u8 *cqe_sz, u8 *log_size, size_t *bytes)
+VISIBLE_IF_KUNIT int cxib_ucq_check(const struct cxib_caps *caps,
+				    const struct mlx5_ib_create_cq *ucmd, u32 cqe,
+				    u8 *cqe_sz, u8 *log_size, size_t *bytes)
 {
 	if (ucmd->cqe_comp_en || ucmd->cqe_comp_res_format || ucmd->flags)
 		return -EOPNOTSUPP;
@@ -219,8 +221,9 @@ int cxib_ucq_respond(struct cxib_cq *cq, struct ib_udata *udata)
  * DC, raw packet, ECE, dynamic UARs); -EINVAL for a count, stride or capability the
  * device cannot hold or that does not match the core attributes.
  */
-int cxib_uqp_check(const struct cxib_caps *caps, const struct mlx5_ib_create_qp *ucmd,
-		   const struct ib_qp_init_attr *attr, size_t *bytes)
+VISIBLE_IF_KUNIT int cxib_uqp_check(const struct cxib_caps *caps,
+				    const struct mlx5_ib_create_qp *ucmd,
+				    const struct ib_qp_init_attr *attr, size_t *bytes)
 {
 	u32 max_wq = BIT(caps->log_max_qp_sz), stride;
 	const struct ib_qp_cap *cap = &attr->cap;
@@ -400,7 +403,7 @@ int cxib_uqp_respond(struct cxib_qp *qp, struct ib_udata *udata)
  *
  * Return: 0; -EOPNOTSUPP for WQE signatures; -EINVAL for unknown flags or reserved fields.
  */
-int cxib_usrq_check(const struct mlx5_ib_create_srq *ucmd)
+VISIBLE_IF_KUNIT int cxib_usrq_check(const struct mlx5_ib_create_srq *ucmd)
 {
 	if (ucmd->flags & MLX5_SRQ_FLAG_SIGNATURE)
 		return -EOPNOTSUPP;

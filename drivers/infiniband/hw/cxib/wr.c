@@ -22,6 +22,7 @@
  * other and with the CQ pollers; each queue has its spinlock.
  */
 
+#include <kunit/visibility.h>
 #include <linux/io.h>
 #include <linux/kernel.h>
 #include <linux/string.h>
@@ -202,7 +203,7 @@ static void cxib_mkey_seg_access(void *mkey, int access, bool atomic)
  *
  * Return: the number of 16-byte octowords.
  */
-u32 cxib_umr_xlt_octowords(u32 npages)
+VISIBLE_IF_KUNIT u32 cxib_umr_xlt_octowords(u32 npages)
 {
 	return ALIGN(npages * CXIB_PAS_ENTRY_SIZE, CXIB_MR_PL_ALIGN) / CXIB_WQE_DS_SIZE;
 }
@@ -319,8 +320,9 @@ static u8 cxib_wqe_fence(const struct ib_send_wr *wr, bool small_fence)
  * the QP cannot post (opcode not allowed on the QP type, too many gather entries, too
  * much inline data, bad registration).
  */
-int cxib_wqe_build_send(const struct cxib_sq_params *p, const struct ib_send_wr *wr, u16 idx,
-			void *wqe, struct cxib_sq_ent *info)
+VISIBLE_IF_KUNIT int cxib_wqe_build_send(const struct cxib_sq_params *p,
+					 const struct ib_send_wr *wr, u16 idx, void *wqe,
+					 struct cxib_sq_ent *info)
 {
 	struct cxib_wqe_ctrl_seg *ctrl = wqe;
 	void *seg = ctrl + 1;
@@ -464,8 +466,8 @@ int cxib_wqe_build_send(const struct cxib_sq_params *p, const struct ib_send_wr 
  * Block by block, wrapping to the start of the ring after its last block; a block never
  * straddles two pieces of @buf.
  */
-void cxib_sq_copy_wqe(const struct cxib_frag_buf *buf, u32 sq_offset, u8 log_wqe_cnt, u32 idx,
-		      const void *wqe, u32 nbb)
+VISIBLE_IF_KUNIT void cxib_sq_copy_wqe(const struct cxib_frag_buf *buf, u32 sq_offset,
+				       u8 log_wqe_cnt, u32 idx, const void *wqe, u32 nbb)
 {
 	u32 mask = BIT(log_wqe_cnt) - 1, base = sq_offset / CXIB_SEND_WQE_BB, i;
 
@@ -485,7 +487,7 @@ void cxib_sq_copy_wqe(const struct cxib_frag_buf *buf, u32 sq_offset, u8 log_wqe
  *
  * Return: bytes to write at the BlueFlame register.
  */
-u32 cxib_sq_bf_len(const struct cxib_caps *caps, u32 nreq, u32 nbb)
+VISIBLE_IF_KUNIT u32 cxib_sq_bf_len(const struct cxib_caps *caps, u32 nreq, u32 nbb)
 {
 	u32 half = caps->bf && caps->log_bf_reg_size ? BIT(caps->log_bf_reg_size) / 2 : 0;
 
@@ -617,7 +619,7 @@ int cxib_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
  *
  * Return: 0, or -EINVAL if the WR has more than @max_gs entries.
  */
-int cxib_wqe_build_recv(void *wqe, u32 max_gs, const struct ib_recv_wr *wr)
+VISIBLE_IF_KUNIT int cxib_wqe_build_recv(void *wqe, u32 max_gs, const struct ib_recv_wr *wr)
 {
 	struct cxib_wqe_data_seg *d = wqe;
 	int i;
