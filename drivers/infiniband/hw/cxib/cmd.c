@@ -48,98 +48,16 @@
 
 /* ---- Names, statuses and errnos -------------------------------------------------------- */
 
-#define CXIB_OP(op)	{ CXIB_CMD_OP_##op, #op }
-
-static const struct {
-	u16 opcode;
-	const char *name;
-} cxib_cmd_names[] = {
-	CXIB_OP(QUERY_HCA_CAP),
-	CXIB_OP(QUERY_ADAPTER),
-	CXIB_OP(INIT_HCA),
-	CXIB_OP(TEARDOWN_HCA),
-	CXIB_OP(ENABLE_HCA),
-	CXIB_OP(DISABLE_HCA),
-	CXIB_OP(QUERY_PAGES),
-	CXIB_OP(MANAGE_PAGES),
-	CXIB_OP(SET_HCA_CAP),
-	CXIB_OP(QUERY_ISSI),
-	CXIB_OP(SET_ISSI),
-	CXIB_OP(SET_DRIVER_VERSION),
-	CXIB_OP(CREATE_MKEY),
-	CXIB_OP(QUERY_MKEY),
-	CXIB_OP(DESTROY_MKEY),
-	CXIB_OP(QUERY_SPECIAL_CONTEXTS),
-	CXIB_OP(CREATE_EQ),
-	CXIB_OP(DESTROY_EQ),
-	CXIB_OP(QUERY_EQ),
-	CXIB_OP(CREATE_CQ),
-	CXIB_OP(DESTROY_CQ),
-	CXIB_OP(QUERY_CQ),
-	CXIB_OP(MODIFY_CQ),
-	CXIB_OP(CREATE_QP),
-	CXIB_OP(DESTROY_QP),
-	CXIB_OP(RST2INIT_QP),
-	CXIB_OP(INIT2RTR_QP),
-	CXIB_OP(RTR2RTS_QP),
-	CXIB_OP(RTS2RTS_QP),
-	CXIB_OP(SQERR2RTS_QP),
-	CXIB_OP(2ERR_QP),
-	CXIB_OP(2RST_QP),
-	CXIB_OP(QUERY_QP),
-	CXIB_OP(SQD_RTS_QP),
-	CXIB_OP(MAD_IFC),
-	CXIB_OP(INIT2INIT_QP),
-	CXIB_OP(CREATE_SRQ),
-	CXIB_OP(DESTROY_SRQ),
-	CXIB_OP(QUERY_SRQ),
-	CXIB_OP(ARM_RQ),
-	CXIB_OP(CREATE_XRC_SRQ),
-	CXIB_OP(DESTROY_XRC_SRQ),
-	CXIB_OP(QUERY_XRC_SRQ),
-	CXIB_OP(ARM_XRC_SRQ),
-	CXIB_OP(QUERY_VPORT_STATE),
-	CXIB_OP(QUERY_HCA_VPORT_CONTEXT),
-	CXIB_OP(MODIFY_HCA_VPORT_CONTEXT),
-	CXIB_OP(QUERY_HCA_VPORT_GID),
-	CXIB_OP(QUERY_HCA_VPORT_PKEY),
-	CXIB_OP(ALLOC_Q_COUNTER),
-	CXIB_OP(DEALLOC_Q_COUNTER),
-	CXIB_OP(QUERY_Q_COUNTER),
-	CXIB_OP(ALLOC_PD),
-	CXIB_OP(DEALLOC_PD),
-	CXIB_OP(ALLOC_UAR),
-	CXIB_OP(DEALLOC_UAR),
-	CXIB_OP(ACCESS_REG),
-	CXIB_OP(ATTACH_TO_MCG),
-	CXIB_OP(DETACH_FROM_MCG),
-	CXIB_OP(NOP),
-	CXIB_OP(ALLOC_XRCD),
-	CXIB_OP(DEALLOC_XRCD),
-	CXIB_OP(ALLOC_TRANSPORT_DOMAIN),
-	CXIB_OP(DEALLOC_TRANSPORT_DOMAIN),
-	CXIB_OP(CREATE_RMP),
-	CXIB_OP(MODIFY_RMP),
-	CXIB_OP(DESTROY_RMP),
-	CXIB_OP(QUERY_RMP),
-	CXIB_OP(CREATE_UCTX),
-	CXIB_OP(DESTROY_UCTX),
-};
-
 /**
  * cxib_cmd_opcode_str() - name of a command
  * @opcode: CXIB_CMD_OP_*
  *
- * Return: the PRM's name of the command, e.g. "QUERY_HCA_CAP", or "UNKNOWN".
+ * Return: the PRM's name of the command from the opcode list of include/cxib/cmd.h
+ * (CXIB_CMD_OPCODES), e.g. "QUERY_HCA_CAP", or "UNKNOWN".
  */
 const char *cxib_cmd_opcode_str(u16 opcode)
 {
-	unsigned int i;
-
-	for (i = 0; i < ARRAY_SIZE(cxib_cmd_names); i++)
-		if (cxib_cmd_names[i].opcode == opcode)
-			return cxib_cmd_names[i].name;
-	return "UNKNOWN";
+	return cxib_cmd_op_name(opcode) ?: "UNKNOWN";
 }
 
 /* Return statuses (PRM §2.5): what they mean and the errno a command fails with. */
