@@ -1255,8 +1255,15 @@ static void cxfw_req_nak(struct cxfw_dev *dev, struct cxfw_qp *qp, struct cxfw_r
 	if (CXIB_AETH_SYND_TYPE(synd) == CXIB_AETH_TYPE_RNR_NAK)
 		dev->stats.rnr_naks_received++;
 	pthread_mutex_unlock(&dev->lock);
-	if (!w->rd_atomic && d > 0 && (uint32_t)d > w->acked && (uint32_t)d < w->npsn)
+	if (!w->rd_atomic && d > 0 && (uint32_t)d > w->acked && (uint32_t)d < w->npsn) {
+		/*
+		 * Forward progress (IBTA vol 1 ch. 9, requester side: a NAK acknowledges
+		 * every packet before its PSN): the retry counters start again, and the
+		 * go-back below is a new one, not a repeat of one already under way.
+		 */
 		w->acked = (uint32_t)d;
+		cxfw_req_progress(qp, now);
+	}
 
 	if (CXIB_AETH_SYND_TYPE(synd) == CXIB_AETH_TYPE_RNR_NAK) {
 		if (CXIB_GET(qp->qpc, CXIB_QPC_RNR_RETRY) != CXFW_RNR_RETRY_INFINITE) {

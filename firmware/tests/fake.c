@@ -323,9 +323,12 @@ unsigned int fake_cable_round(struct fake_cable *c)
 	memmove(&c->q[kept], &c->q[n], (c->nq - n) * sizeof(c->q[0]));
 	c->nq = kept + (c->nq - n);
 	c->round++;
-	for (i = 0; i < 2; i++)
+	for (i = 0; i < 2; i++) {
 		if (c->fk[i] && fake_kicks(c->fk[i]) != kicks[i])
 			kicked++;
+		if (c->fk[i] && c->round_ns)
+			fake_advance_ns(c->fk[i], c->round_ns);
+	}
 	return delivered + kicked + (c->sent[0] + c->sent[1] - before);
 }
 

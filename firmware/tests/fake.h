@@ -113,6 +113,8 @@ struct fake_cable {
 	unsigned int dup_every, dup_pct;
 	unsigned int reorder_every;	/* N: packet N, 2N, ... swaps with the next one */
 	unsigned int delay_rounds;
+	uint64_t round_ns;		/* 0: off; both clocks advance this much per round (a slow
+					 * cable: timers run while packets are in flight) */
 	unsigned int busy_at;		/* 0: off; N: port_busy with N packets queued from an end */
 	uint32_t seed;
 	/* return false to drop @pkt (sent by end @from); may inspect it. */

@@ -2724,6 +2724,160 @@ TEST(xport_rc_lossy_storm_over_several_seeds)
 	}
 }
 
+/*
+ * srq_pingpong's shape under weather: two nodes, each with one SRQ feeding SRQ_QPS RC QPs,
+ * every QP sending a 64 KiB message (64 packets at MTU 1024) to its peer in both
+ * directions at once, round after round.  Loss, duplication, reordering and a cable slower
+ * than the local ACK timeout make the requesters go back mid-message, so the responders see
+ * duplicates and resumed messages on QPs that share a receive queue.  Every message lands
+ * once, whole, in the SRQ WQE its CQE names; every QP stays in RTS.
+ */
+#define SRQ_QPS		4
+#define SRQ_MSG		65536u
+#define SRQ_BUFS	6
+#define SRQ_ROUNDS	3
+
+static uint32_t srq_seed(unsigned int from, unsigned int round, unsigned int q)
+{
+	return 9000 + 100 * from + 10 * round + q;
+}
+
+static void srq_storm_case(struct test_ctx *t, void (*knobs)(struct fake_cable *c))
+{
+	struct drv_qp qp[2][SRQ_QPS];
+	struct drv_mr src[2], dst[2];
+	struct drv_srq srq[2];
+	struct drv_qp_init ia, ib;
+	struct drv_qp_conn c;
+	struct drv_world w;
+	struct cxib_cqe64 cqe;
+	struct cxfw_stats st;
+	unsigned int buf_of[2][16];		/* SRQ WQE index -> receive buffer */
+	unsigned int n, q, k, round;
+	uint64_t elapsed;
+
+	CHECK_EQ(drv_world_init(t, &w, 2), 0);
+	for (n = 0; n < 2; n++) {
+		CHECK_EQ(drv_srq_create(&w.n[n], 4, 1, &srq[n]), 0);
+		CHECK_EQ(drv_mr_alloc(&w.n[n], SRQ_QPS * SRQ_MSG, DRV_LR, &src[n]), 0);
+		CHECK_EQ(drv_mr_alloc(&w.n[n], SRQ_BUFS * SRQ_MSG, DRV_LR | DRV_LW, &dst[n]), 0);
+		for (k = 0; k < SRQ_BUFS; k++) {
+			struct drv_sge r = sge(&dst[n], (uint64_t)SRQ_MSG * k, SRQ_MSG);
+
+			CHECK_EQ(drv_srq_post(&w.n[n], &srq[n], &r, 1), (int)k);
+			buf_of[n][k] = k;
+		}
+	}
+	drv_qp_init_defaults(&ia, CXIB_QPC_ST_RC, w.cq[0]);
+	drv_qp_init_defaults(&ib, CXIB_QPC_ST_RC, w.cq[1]);
+	ia.srq = &srq[0];
+	ib.srq = &srq[1];
+	drv_qp_conn_defaults(&c);
+	c.timeout = 8;				/* the model's 50 ms floor applies */
+	for (q = 0; q < SRQ_QPS; q++)
+		CHECK_EQ(drv_pair_init(&w, &ia, &ib, &c, &qp[0][q], &qp[1][q]), 0);
+	knobs(w.cable);
+	for (round = 0; round < SRQ_ROUNDS && !t->failed; round++) {
+		unsigned int sends[2] = { 0 }, recvs[2] = { 0 };
+		int idx[2][SRQ_QPS];
+		bool seen[2][SRQ_QPS];
+
+		memset(seen, 0, sizeof(seen));
+		for (n = 0; n < 2; n++) {
+			for (q = 0; q < SRQ_QPS; q++) {
+				struct drv_wr wr = wr_op(CXIB_WQE_OPCODE_SEND, true);
+
+				mr_pattern(&w.n[n], &src[n], (uint64_t)SRQ_MSG * q, SRQ_MSG,
+					   srq_seed(n, round, q));
+				wr.sg[wr.nsg++] = sge(&src[n], (uint64_t)SRQ_MSG * q, SRQ_MSG);
+				idx[n][q] = drv_post_send(&w.n[n], &qp[n][q], &wr);
+				CHECK(idx[n][q] >= 0);
+			}
+		}
+		/* at most 20 s of fake time for the round */
+		for (elapsed = 0; elapsed < 20000000000ull && !t->failed &&
+		     sends[0] + sends[1] + recvs[0] + recvs[1] < 4 * SRQ_QPS;
+		     elapsed += 10000000) {
+			CHECK_EQ(drv_pump_time(&w, 1000000, 10000000), 0);
+			for (n = 0; n < 2; n++) {
+				while (!t->failed && drv_poll(&w.n[n], w.cq[n], &cqe)) {
+					struct drv_sge r;
+					unsigned int b;
+					uint32_t qpn = CXIB_GET(&cqe, CXIB_CQE_QPN);
+					uint16_t wqe = CXIB_GET(&cqe, CXIB_CQE_WQE_COUNTER);
+
+					for (q = 0; q < SRQ_QPS && qp[n][q].qpn != qpn; q++)
+						;
+					CHECK(q < SRQ_QPS);
+					if (t->failed)
+						break;
+					if (CQE_OPCODE(&cqe) == CXIB_CQE_OPCODE_REQ_ERR)
+						CHECK_EQ(CQE_SYND(&cqe), 0);	/* shows which */
+					if (CQE_OPCODE(&cqe) == CXIB_CQE_OPCODE_REQ) {
+						CHECK_REQ_CQE(&cqe, &qp[n][q], CXIB_WQE_OPCODE_SEND,
+							      idx[n][q]);
+						sends[n]++;
+						continue;
+					}
+					CHECK_EQ(CQE_OPCODE(&cqe), CXIB_CQE_OPCODE_RESP_SEND);
+					CHECK_EQ(CXIB_GET(&cqe, CXIB_CQE_BYTE_CNT), SRQ_MSG);
+					CHECK(wqe < 16 && !seen[n][q]);
+					if (t->failed)
+						break;
+					seen[n][q] = true;
+					b = buf_of[n][wqe];
+					/* the peer's message on this QP, in the WQE the CQE names */
+					CHECK(mr_has_pattern(&w.n[n], &dst[n], (uint64_t)SRQ_MSG * b,
+							     SRQ_MSG, srq_seed(!n, round, q)));
+					drv_srq_free(&w.n[n], &srq[n], wqe);
+					r = sge(&dst[n], (uint64_t)SRQ_MSG * b, SRQ_MSG);
+					k = (unsigned int)drv_srq_post(&w.n[n], &srq[n], &r, 1);
+					CHECK(k < 16);
+					if (t->failed)
+						break;
+					buf_of[n][k] = b;
+					recvs[n]++;
+				}
+			}
+		}
+		CHECK_EQ(sends[0], SRQ_QPS);
+		CHECK_EQ(sends[1], SRQ_QPS);
+		CHECK_EQ(recvs[0], SRQ_QPS);
+		CHECK_EQ(recvs[1], SRQ_QPS);
+	}
+	/* settle: nothing more may appear, every QP still in RTS */
+	w.cable->drop_pct = w.cable->dup_pct = 0;
+	w.cable->drop_every = w.cable->dup_every = w.cable->reorder_every = 0;
+	w.cable->delay_rounds = 0;
+	w.cable->round_ns = 0;
+	CHECK_EQ(drv_pump_time(&w, 1000000, 200000000), 0);
+	for (n = 0; n < 2; n++) {
+		CHECK_EQ(drv_poll(&w.n[n], w.cq[n], &cqe), 0);
+		for (q = 0; q < SRQ_QPS; q++)
+			CHECK_EQ(drv_qp_state(&w.n[n], &qp[n][q]), CXIB_QPC_STATE_RTS);
+	}
+	cxfw_get_stats(w.n[0].t->dev, &st);
+	CHECK(st.local_ack_timeouts > 0);	/* the weather did make it go back */
+}
+
+/* A cable slower than the ACK timeout: whole messages sent again, duplicates answered. */
+static void knobs_slow(struct fake_cable *c)
+{
+	c->delay_rounds = 40;
+	c->round_ns = 2000000;		/* 80 ms one way: past the 50 ms ACK timeout floor */
+}
+
+TEST(xport_rc_srq_64k_sends_both_ways_over_a_slow_cable)
+{
+	srq_storm_case(t, knobs_slow);
+}
+
+TEST(xport_rc_srq_64k_sends_both_ways_over_a_storm)
+{
+	storm_seed = 11;
+	srq_storm_case(t, knobs_storm);
+}
+
 /* An empty SRQ answers with RNR NAKs; a WQE posted later is used by the retry. */
 TEST(xport_rc_empty_srq_is_rnr_until_a_wqe_is_posted)
 {
