@@ -728,5 +728,28 @@ class TraceCompare(unittest.TestCase):
                          "FAIL")
 
 
+    def test_start_marks_name_the_driver_and_cut_the_trace(self):
+        """In a cxib lab the scenario moves node2 to mlx5: its "start driver=mlx5" mark
+        says so, and only what lies between the start and stop marks is compared (cxib's
+        commands before node2 moved and after it moved back are not mlx5's)."""
+        cxib_before = "9 9 CREATE_CQ op_mod=0x0 status=0x00 syndrome=0x00000000 cqe_sz=0x1\n"
+        for node in ("node1", "node2"):
+            path = os.path.join(self.run, node, cx.CMD_TRACE)
+            with open(path) as f:
+                body = f.read()
+            with open(path, "w") as f:
+                f.write(cxib_before + f"# mark start driver={'cxib' if node == 'node1' else 'mlx5'}\n"
+                        + body + "# mark stop\n" + cxib_before)
+        self.write_doc("bringup.only-mlx5: ALLOC_XRCD/0x0")
+        r = cx.compare_traces(self.state("cxib"), "mlx5", self.results)
+        self.assertEqual(r["status"], "pass", r)
+        out = os.path.join(self.results, "host", "mlx5")
+        with open(os.path.join(out, f"mlx5-node2-{cx.CMD_TRACE}")) as f:
+            part = f.read()
+        self.assertNotIn("CREATE_CQ", part)
+        self.assertIn("ALLOC_XRCD", part)
+        self.assertEqual(cx.trace_section(os.path.join(self.run, "node1", cx.CMD_TRACE))[0],
+                         "cxib")
+
 if __name__ == "__main__":
     unittest.main()

@@ -1,18 +1,23 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-only
-# cxlab: nodes=2 timeout=1500 driver=mixed cmdtrace=compare
+# cxlab: nodes=2 timeout=1500 cmdtrace=compare
 #
 # mlx5: the guest kernel's stock mlx5_core + mlx5_ib as a second, independent host of the
-# model, and interop between it and cxib.  The lab is `cxlab --driver mixed`: node1 loads
-# cxib, node2 the stock drivers (blacklisted in the image, loaded by name), cabled
-# together, opensm on node1.  The stock driver's WQE, CQE, doorbell and BlueFlame code is
-# not ours, so whatever fails here is a model bug or a cxib bug.
+# model, and interop between it and cxib.  node1 runs cxib, node2 the stock drivers
+# (blacklisted in the image, loaded by name), cabled together, opensm on node1.  In a
+# cxib lab (make check's, shared with the other scenarios) node2 moves itself from cxib
+# to mlx5 first and back at the end; a lab booted with --driver mixed starts it on mlx5.
+# The stock driver's WQE, CQE, doorbell and BlueFlame code is not ours, so whatever fails
+# here is a model bug or a cxib bug.
 #
+#  0. Each node marks its command trace "start driver=<its driver>" (node2 after cxib is
+#     unloaded, before mlx5_core probes) and, at the very end, "stop": the host compares
+#     what lies between.
 #  1. Each node's driver bound the function and registered its device (cxib_0, mlx5_0)
 #     with port 1 ACTIVE under opensm: a LID from the SM and the SM's LID;
 #     ibv_devinfo -v (libmlx5), ibstat and rdma link show it; on the mlx5 node, every
 #     firmware command mlx5_core issued from probe on succeeded (no mlx5_cmd_out_err
-#     line) and the kernel logged no WARN/BUG/Oops.
+#     line) and the kernel logged no WARN/BUG/Oops since the scenario began.
 #  2. The pingpong and perftest scenarios (libibverbs + libmlx5 on both sides) and the
 #     kverbs kernel client, first with node1 (cxib) serving and node2 (mlx5) the client,
 #     then the other way round: each case's data crosses the cable between the two
@@ -23,8 +28,9 @@
 #     command trace (cxlab_mark: teardown, bringup, end).  After the scenario the host
 #     compares the two traces (cmdtrace=compare: scripts/lib/cmdtrace.py) — the bring-up
 #     and teardown command sequences and the inputs of every QP/CQ/MKey/SRQ/EQ creation
-#     and QP transition of the whole run — and fails on any difference that
-#     Documentation/silicon.md does not explain.
+#     and QP transition between the start and stop marks — and fails on any difference
+#     that Documentation/silicon.md does not explain.
+#  4. A node that moved to mlx5 goes back to cxib, its port ACTIVE again.
 #
 # Results: each run in its own directory (cxib-serves/, mlx5-serves/; each with
 # pingpong/, perftest/, kverbs/), a line per run here, the verdict at the end.
@@ -34,18 +40,43 @@ cd "$CXLAB_RESULTS" || exit 1
 . /cxlab/e2e/check.sh
 has() { grep -qE "$1" "$2"; } # has REGEX FILE
 
+fn=$(lspci -D -n -d 15b3: | awk 'NR==1 {print $1}')
+dmesg_from=$(dmesg | wc -l) # the kernel log of this scenario: the lines after these
+dmesg_new() { dmesg | tail -n +$((dmesg_from + 1)); }
+# active DEV [SECONDS]: port 1 of DEV is ACTIVE (the SM sweeps every few seconds)
+active() {
+	local end=$((SECONDS + ${2:-60}))
+	until [ "$(cat "/sys/class/infiniband/$1/ports/1/state" 2>/dev/null)" = "4: ACTIVE" ]; do
+		[ $SECONDS -lt $end ] || return 1
+		sleep 0.2
+	done
+}
+
+# --- 0. the driver of this node: the even nodes run the stock mlx5 ------------------------
 drv=${CXLAB_DRIVER:-cxib}
+pos=$(echo "$CXLAB_NODES" | tr ' ' '\n' | grep -nx "$CXLAB_NODE" | cut -d: -f1)
+moved=0
+if [ "$drv" = cxib ] && [ $((${pos:-1} % 2)) = 0 ]; then
+	check "modprobe -r cxib (this node moves to the stock mlx5)" timeout 300 modprobe -r cxib
+	moved=1
+	drv=mlx5
+fi
+check "command trace marked: start driver=$drv" cxlab_mark "start driver=$drv"
+if [ $moved = 1 ]; then
+	check "modprobe mlx5_core" modprobe mlx5_core
+	check "modprobe mlx5_ib" modprobe mlx5_ib
+	export CXLAB_DRIVER=mlx5 # the sub-scenarios below use mlx5_0
+fi
 case $drv in
 mlx5) ibdev=mlx5_0 pcidrv=mlx5_core ;;
 *) ibdev=cxib_0 pcidrv=cxib ;;
 esac
-fn=$(lspci -D -n -d 15b3: | awk 'NR==1 {print $1}')
 sys=/sys/class/infiniband/$ibdev
 
 # --- 1. the device under this node's driver ------------------------------------------------
 bound=$(basename "$(readlink "/sys/bus/pci/devices/$fn/driver" 2>/dev/null)" 2>/dev/null)
-check "$fn is bound to $pcidrv (--driver mixed: $CXLAB_NODE runs $drv)" test "$bound" = "$pcidrv"
-for _ in $(seq 100); do [ "$(cat $sys/ports/1/state 2>/dev/null)" = "4: ACTIVE" ] && break; sleep 0.1; done
+check "$fn is bound to $pcidrv ($CXLAB_NODE runs $drv)" test "$bound" = "$pcidrv"
+active $ibdev 60
 check "$ibdev registered for $fn" test "$(basename "$(readlink -f $sys/device)")" = "$fn"
 check "$ibdev port 1 is ACTIVE ($(cat $sys/ports/1/state 2>/dev/null))" \
 	test "$(cat $sys/ports/1/state 2>/dev/null)" = "4: ACTIVE"
@@ -60,7 +91,7 @@ check "ibstat: Active, base lid $lid" bash -c "grep -q 'State: Active' ibstat.tx
 	grep -q 'Base lid: $lid\$' ibstat.txt"
 rdma link show >rdma-link.txt 2>&1
 check "rdma link: $ibdev/1 state ACTIVE" has "^link $ibdev/1 .*state ACTIVE" rdma-link.txt
-dmesg >dmesg-probe.txt
+dmesg_new >dmesg-probe.txt
 if [ "$drv" = mlx5 ]; then
 	check "mlx5_core probed the function (firmware version logged)" \
 		has "mlx5_core $fn: firmware version: " dmesg-probe.txt
@@ -69,6 +100,17 @@ if [ "$drv" = mlx5 ]; then
 fi
 check "no WARN/BUG/Oops in the kernel log" \
 	bash -c "! grep -E 'WARNING:|BUG:|Oops|Call Trace' dmesg-probe.txt"
+
+# both nodes on their drivers before the first case (node2 may have just moved to mlx5)
+touch drivers.ready
+for peer in $CXLAB_NODES; do
+	[ "$peer" = "$CXLAB_NODE" ] && continue
+	end=$((SECONDS + 180))
+	until [ -e "/cxlab/results/$CXLAB_JOB/$peer/drivers.ready" ] || [ $SECONDS -ge $end ]; do
+		sleep 0.2
+	done
+	check "$peer has its driver up" test -e "/cxlab/results/$CXLAB_JOB/$peer/drivers.ready"
+done
 
 # --- 2. interop: both scenarios and the kernel client, each direction ---------------------
 # run_sub DIR SCENARIO ENV...: one scenario in DIR with its own lockstep directory
@@ -119,12 +161,20 @@ done
 check "$ibdev registered again" registered
 sleep 2 # the port's events after registration belong to the bring-up
 check "command trace marked: end" cxlab_mark end
-dmesg >dmesg-end.txt
+dmesg_new >dmesg-end.txt
 check "no WARN/BUG/Oops after the reload" \
 	bash -c "! grep -E 'WARNING:|BUG:|Oops|Call Trace' dmesg-end.txt"
 if [ "$drv" = mlx5 ]; then
 	check "no firmware command of mlx5_core failed, reload included" \
 		bash -c "! grep -E 'mlx5_cmd_out_err|cmd_work_handler|FW did not return' dmesg-end.txt"
+fi
+
+# --- 4. back to cxib -------------------------------------------------------------------
+check "command trace marked: stop" cxlab_mark stop
+if [ $moved = 1 ]; then
+	check "modprobe -r mlx5_ib mlx5_core (back to cxib)" timeout 300 modprobe -r mlx5_ib mlx5_core
+	check "modprobe cxib" modprobe cxib
+	check "cxib_0 port 1 ACTIVE again" active cxib_0 90
 fi
 
 echo "summary mlx5 node=$CXLAB_NODE driver=$drv passed=$npass failed=$nfail"
