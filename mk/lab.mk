@@ -8,11 +8,12 @@ CXIB_CACHE ?= $(HOME)/.cache/cxib
 export CXIB_CACHE
 CXLAB := $(TOP)/scripts/cxlab
 QEMU_BIN := $(CXIB_CACHE)/bin/qemu-system-x86_64
-# mlx5 asks for a lab of cxib and stock-mlx5 nodes, package_boot for nodes that boot
-# systemd (their "# cxlab:" lines): cxlab run boots a lab for each after the others.  The
-# pingpong and perftest matrices run inside mlx5, between cxib and the stock driver with
-# each side serving once (every cxib path of the cxib-to-cxib run, in both roles, against an
-# independent peer); `cxlab run pingpong perftest` runs them cxib to cxib.
+# package_boot asks for nodes that boot systemd (its "# cxlab:" line): cxlab run boots a
+# lab for it after the others.  mlx5 moves node2 of the shared lab to the stock mlx5
+# drivers and back.  The pingpong and perftest matrices run inside mlx5, between cxib and
+# the stock driver with each side serving once (every cxib path of the cxib-to-cxib run, in
+# both roles, against an independent peer); `cxlab run pingpong perftest` runs them cxib to
+# cxib.
 E2E_SCENARIOS ?= smoke bringup sm sm_failover sm_partition kverbs uverbs_neg uverbs_abuse \
 	ipoib rdma_cm nvmeof nvmeof_fail mlx5 package_boot
 # make check boots its own lab, separate from one a developer may have up.
