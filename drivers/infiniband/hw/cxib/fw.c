@@ -508,7 +508,7 @@ unsigned int cxib_caps_max_eqs(const struct cxib_caps *caps)
  */
 unsigned int cxib_caps_pkey_table_len(const struct cxib_caps *caps)
 {
-	return 128u << min_t(unsigned int, caps->pkey_table_size, 8);
+	return CXIB_CAP_PKEY_TABLE_LEN(min_t(unsigned int, caps->pkey_table_size, 8));
 }
 
 /* ---- Adapter and UARs ------------------------------------------------------------------- */

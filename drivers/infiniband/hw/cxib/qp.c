@@ -396,7 +396,8 @@ static void cxib_qp_fill_create_qpc(struct cxib_dev *dev, struct cxib_qp *qp,
 	} else {
 		CXIB_SET(qpc, CXIB_QPC_RQ_TYPE, CXIB_QPC_RQ_TYPE_REGULAR);
 		CXIB_SET(qpc, CXIB_QPC_LOG_RQ_SIZE, qp->rq.log_wqe_cnt);
-		CXIB_SET(qpc, CXIB_QPC_LOG_RQ_STRIDE, qp->rq.log_stride - ilog2(CXIB_WQE_DS_SIZE));
+		CXIB_SET(qpc, CXIB_QPC_LOG_RQ_STRIDE,
+			 qp->rq.log_stride - CXIB_QPC_LOG_RQ_STRIDE_BASE);
 	}
 	CXIB_SET(qpc, CXIB_QPC_CQN_SND, qp->send_cq->cqn);
 	CXIB_SET(qpc, CXIB_QPC_CQN_RCV, qp->recv_cq->cqn);

@@ -42,8 +42,8 @@
 #define CXIB_MR_MAX_CMD_MTT		32768
 /* A doorbell record: two big-endian dwords, naturally aligned, never across a page. */
 #define CXIB_UDB_ALIGN			8
-/* The unit of a queue context's page_offset with 4 KiB pages (log_page_size 0): 4 KiB / 64. */
-#define CXIB_UQ_OFFSET_UNIT		64
+/* The unit of a queue context's page_offset with 4 KiB pages (log_page_size 0): 64 bytes. */
+#define CXIB_UQ_OFFSET_UNIT		((u32)CXIB_PAGE_OFFSET_UNIT(0))
 
 /* Access flags a user MR may ask for; IB_ACCESS_OPTIONAL bits are hints and ignored. */
 #define CXIB_MR_ACCESS_SUPPORTED	(IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_WRITE | \

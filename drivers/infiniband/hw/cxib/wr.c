@@ -526,7 +526,7 @@ static void cxib_sq_doorbell(struct cxib_dev *dev, struct cxib_qp *qp, const voi
 		__iowrite64_copy(bf + dev->bf_offset, wqe, len / sizeof(u64));
 	else
 		__raw_writeq(*(const u64 *)wqe, bf + dev->bf_offset);
-	dev->bf_offset ^= BIT(dev->caps.log_bf_reg_size) / 2;
+	dev->bf_offset ^= CXIB_BF_HALF_SIZE(dev->caps.log_bf_reg_size);
 	spin_unlock_irqrestore(&dev->bf_lock, flags);
 }
 
