@@ -26,6 +26,7 @@
  *             HCA-vport queries.
  *  - sma.c    MAD_IFC: the subnet management agent (SubnGet/SubnSet, M_Key, traps).
  *  - core.c   create/destroy/reset, process, port link and receive, inject_fatal, stats.
+ *  - util.c   what every file uses: log, clock, statistics counters, PAS lists, UAR check.
  *
  * Locking: dev->lock (a pthread mutex) protects all mutable state.  It is held only for
  * short critical sections and never across a platform callback (DMA, MSI-X, log, kick),
@@ -51,7 +52,6 @@
  * init_pages, supported_issi, auto_activate/lid, node_desc.  Documentation/model.md lists
  * them with the command set.
  */
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -72,33 +72,6 @@
 
 /* Node GUID derived from the serial: Mellanox OUI 00:02:c9, then 03:00, then the serial. */
 #define CXFW_GUID_PREFIX		0x0002c90300000000ull
-
-#define CXFW_LOG_LINE_MAX		256
-
-void cxfw_log(struct cxfw_dev *dev, enum cxfw_log_level level, const char *fmt, ...)
-{
-	char line[CXFW_LOG_LINE_MAX];
-	va_list ap;
-
-	if (!dev->plat.log)
-		return;
-	va_start(ap, fmt);
-	vsnprintf(line, sizeof(line), fmt, ap);
-	va_end(ap);
-	dev->plat.log(dev->plat.opaque, level, line);
-}
-
-uint64_t cxfw_now(struct cxfw_dev *dev)
-{
-	return dev->plat.clock_ns(dev->plat.opaque);
-}
-
-void cxfw_stat_add(struct cxfw_dev *dev, uint64_t *counter, uint64_t n)
-{
-	pthread_mutex_lock(&dev->lock);
-	*counter += n;
-	pthread_mutex_unlock(&dev->lock);
-}
 
 void cxfw_config_defaults(struct cxfw_config *cfg)
 {

@@ -90,45 +90,6 @@ bool cxfw_eq_has_cqs(const struct cxfw_dev *dev, uint32_t eqn)
 	return false;
 }
 
-/*
- * Read and check the PAS list of a queue of @bytes bytes (page_offset included) made of
- * pages of 4 KiB << @log_pg: enough entries in the input, each aligned to the page size
- * and both ends of the part used readable.  On success *list (malloc'd) and *npas are set.
- */
-uint8_t cxfw_pas_load(struct cxfw_dev *dev, struct cxfw_cmd *cmd, uint32_t pas_off,
-		      uint32_t log_pg, uint64_t bytes, uint64_t **list, uint32_t *npas,
-		      const char *what)
-{
-	uint64_t pg_size = (uint64_t)CXIB_ADAPTER_PAGE_SIZE << log_pg, probe, *l;
-	uint64_t n = (bytes + pg_size - 1) / pg_size;
-	const uint8_t *pas = cxfw_in_bytes(cmd, pas_off);
-	uint32_t i;
-
-	if ((uint64_t)cmd->inlen < pas_off + n * CXIB_PAS_ENTRY_SIZE)
-		return cxfw_fail(cmd, CXIB_CMD_STAT_BAD_INPUT_LEN,
-				 CXFW_SYND(CXFW_SYND_BAD_INLEN, cmd->inlen));
-	l = calloc(n, sizeof(*l));
-	if (!l)
-		return cxfw_fail(cmd, CXIB_CMD_STAT_NO_RESOURCES, CXFW_SYND(CXFW_SYND_NO_RES, 0));
-	for (i = 0; i < n; i++) {
-		l[i] = CXIB_GET64(pas + (size_t)i * CXIB_PAS_ENTRY_SIZE, CXIB_PAS_ENTRY_PA);
-		if ((l[i] & (pg_size - 1)) || !l[i] ||
-		    dev->plat.dma_read(dev->plat.opaque, l[i], &probe, sizeof(probe)) ||
-		    dev->plat.dma_read(dev->plat.opaque,
-				       l[i] + (i + 1 < n ? pg_size : bytes - i * pg_size) -
-				       sizeof(probe), &probe, sizeof(probe))) {
-			cxfw_log(dev, CXFW_LOG_ERR, "cxfw: %s: bad PAS entry %u 0x%llx", what, i,
-				 (unsigned long long)l[i]);
-			free(l);
-			return cxfw_fail(cmd, CXIB_CMD_STAT_BAD_PARAM,
-					 CXFW_SYND(CXFW_SYND_BAD_PAGE, i));
-		}
-	}
-	*list = l;
-	*npas = (uint32_t)n;
-	return CXIB_CMD_STAT_OK;
-}
-
 uint8_t cxfw_cmd_create_cq(struct cxfw_dev *dev, struct cxfw_cmd *cmd)
 {
 	const __be32 *cqc = (const __be32 *)cxfw_in_bytes(cmd, CXIB_CREATE_CQ_IN_CQC_OFFSET);

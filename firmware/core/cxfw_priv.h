@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * cxfw core internals shared by the core's files: core.c (lifecycle), iseg.c (BAR0 register
- * file), cmd.c (command engine), hca.c (HCA lifecycle, capabilities, UARs), pages.c
- * (firmware pages), eq.c (event queues), port.c (port state, registers, vport queries),
- * sma.c (MAD_IFC), pma.c (PerfMgt behind MAD_IFC).  Not part of the platform interface.
+ * cxfw core internals shared by the core's files: util.c (log, clock, PAS lists, UAR check),
+ * core.c (lifecycle), iseg.c (BAR0 register file), cmd.c (command engine), hca.c (HCA
+ * lifecycle, capabilities, UARs), pages.c (firmware pages), eq.c (event queues), port.c
+ * (port state, registers, vport queries), sma.c (MAD_IFC), pma.c (PerfMgt behind MAD_IFC).
+ * Not part of the platform interface.
  */
 #ifndef CXFW_PRIV_H
 #define CXFW_PRIV_H
@@ -497,11 +498,21 @@ static inline uint8_t cxfw_fail(struct cxfw_cmd *cmd, uint8_t status, uint32_t s
 	return status;
 }
 
-/* core.c */
+/* util.c: the leaf every file uses */
 void cxfw_log(struct cxfw_dev *dev, enum cxfw_log_level level, const char *fmt, ...)
 	CXFW_PRINTF(3, 4);
 uint64_t cxfw_now(struct cxfw_dev *dev);
 void cxfw_stat_add(struct cxfw_dev *dev, uint64_t *counter, uint64_t n);
+/*
+ * Read and check the PAS list of a queue of @bytes bytes (page_offset included) made of
+ * pages of 4 KiB << @log_pg; on success *list (malloc'd) and *npas are set.
+ */
+uint8_t cxfw_pas_load(struct cxfw_dev *dev, struct cxfw_cmd *cmd, uint32_t pas_off,
+		      uint32_t log_pg, uint64_t bytes, uint64_t **list, uint32_t *npas,
+		      const char *what);
+bool cxfw_uar_allocated(const struct cxfw_dev *dev, uint32_t uar);	/* lock held */
+
+/* core.c */
 void cxfw_function_reset(struct cxfw_dev *dev, const char *why);
 
 /* iseg.c (lock held) */
@@ -541,7 +552,6 @@ uint8_t cxfw_cmd_query_adapter(struct cxfw_dev *dev, struct cxfw_cmd *cmd);
 uint8_t cxfw_cmd_alloc_uar(struct cxfw_dev *dev, struct cxfw_cmd *cmd);
 uint8_t cxfw_cmd_dealloc_uar(struct cxfw_dev *dev, struct cxfw_cmd *cmd);
 uint8_t cxfw_cmd_nop(struct cxfw_dev *dev, struct cxfw_cmd *cmd);
-bool cxfw_uar_allocated(const struct cxfw_dev *dev, uint32_t uar);	/* lock held */
 void cxfw_hca_release_resources(struct cxfw_dev *dev);		/* lock held */
 
 /* pages.c */
@@ -587,9 +597,6 @@ void cxfw_cq_doorbell(struct cxfw_dev *dev, uint32_t uar, uint32_t dw0, uint32_t
 void cxfw_cq_process(struct cxfw_dev *dev);					/* worker */
 bool cxfw_eq_has_cqs(const struct cxfw_dev *dev, uint32_t eqn);		/* lock held */
 void cxfw_cq_destroy_all(struct cxfw_dev *dev);				/* lock held */
-uint8_t cxfw_pas_load(struct cxfw_dev *dev, struct cxfw_cmd *cmd, uint32_t pas_off,
-		      uint32_t log_pg, uint64_t bytes, uint64_t **list, uint32_t *npas,
-		      const char *what);
 
 /* qp.c */
 uint8_t cxfw_cmd_create_qp(struct cxfw_dev *dev, struct cxfw_cmd *cmd);

@@ -416,12 +416,6 @@ uint8_t cxfw_cmd_query_adapter(struct cxfw_dev *dev, struct cxfw_cmd *cmd)
 
 /* ---- UARs ----------------------------------------------------------------------------- */
 
-bool cxfw_uar_allocated(const struct cxfw_dev *dev, uint32_t uar)
-{
-	return uar >= CXIB_FIRST_UAR_INDEX && uar < CXFW_NUM_UAR_PAGES &&
-	       (dev->uar_map[uar / 64] >> (uar % 64) & 1);
-}
-
 uint8_t cxfw_cmd_alloc_uar(struct cxfw_dev *dev, struct cxfw_cmd *cmd)
 {
 	uint32_t uar;
