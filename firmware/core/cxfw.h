@@ -152,7 +152,7 @@ struct cxfw_stats {
 	uint64_t cq_doorbells;		/* CQ arm doorbells through a UAR */
 	uint64_t cq_events;		/* completion EQEs requested by armed CQs */
 	uint64_t sq_doorbells;		/* SQ doorbells (first 8 bytes of a BlueFlame half) */
-	/* Data path (sq.c, rq.c, wire.c). */
+	/* Data path (req.c, resp.c, wire.c). */
 	uint64_t bf_writes;		/* BlueFlame writes carrying a whole WQE */
 	uint64_t send_wqes;		/* send WQEs executed (incl. local operations) */
 	uint64_t recv_wqes;		/* receive WQEs consumed (RQ and SRQ) */

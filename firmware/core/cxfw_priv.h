@@ -21,8 +21,8 @@
 
 #include "cxfw.h"
 #include "engine.h"
-#include "rq.h"
-#include "sq.h"
+#include "resp.h"
+#include "req.h"
 #include "wire.h"
 
 #define CXFW_NS_PER_US		1000ull
@@ -66,7 +66,7 @@
 #define CXFW_MAX_MTT_TOTAL	(1u << 24)		/* MTT entries held, all mkeys (128 MiB) */
 #define CXFW_LOG_MAX_MRW_SZ	64			/* an mkey may cover any length */
 #define CXFW_LOG_MAX_KLM_LIST_SIZE 16
-#define CXFW_LOG_MAX_MSG	30			/* 1 GiB messages (sq.c) */
+#define CXFW_LOG_MAX_MSG	30			/* 1 GiB messages (req.c) */
 #define CXFW_LOG_MAX_CQ		12			/* CQNs 1 .. 4095 */
 #define CXFW_MAX_CQS		(1u << CXFW_LOG_MAX_CQ)
 #define CXFW_LOG_MAX_CQ_SZ	22
@@ -75,7 +75,7 @@
 #define CXFW_DEFAULT_LOG_MAX_QP	16			/* current log_max_qp before SET_HCA_CAP */
 #define CXFW_LOG_MAX_QP_SZ	15			/* 32768 WQEs per SQ and RQ */
 #define CXFW_LOG_MAX_RA_REQ_QP	4			/* READ / atomic requests in flight, per QP */
-#define CXFW_LOG_MAX_RA_RES_QP	4			/* ... and responder resources (rq.h) */
+#define CXFW_LOG_MAX_RA_RES_QP	4			/* ... and responder resources (resp.h) */
 /* qpc and srqc log_rq_stride: receive WQEs up to 512 bytes (max_wqe_sz_rq) */
 #define CXFW_MAX_LOG_RQ_STRIDE	5
 #define CXFW_MAX_RQ_WQE_BYTES	(1u << (CXIB_QPC_LOG_RQ_STRIDE_BASE + CXFW_MAX_LOG_RQ_STRIDE))
@@ -215,7 +215,7 @@ struct cxfw_cq {
 	uint32_t refs;			/* QPs / SRQs using it */
 };
 
-/* One queue pair (qp.c): context, state, and the engines' state (sq.h, rq.h). */
+/* One queue pair (qp.c): context, state, and the engines' state (req.h, resp.h). */
 struct cxfw_qp {
 	__be32 qpc[CXIB_QPC_SIZE / 4];	/* context image (state field not kept current) */
 	uint32_t qpn;
@@ -238,8 +238,8 @@ struct cxfw_qp {
 	bool sq_db_pending;		/* an SQ doorbell is waiting for the worker */
 	bool err_poll;			/* in dev->qp_err_poll: receives posted in ERR flushed */
 	uint64_t err_poll_ns;		/* when its doorbell record was last read for that */
-	struct cxfw_req req;		/* requester (sq.c), worker only */
-	struct cxfw_resp resp;		/* responder (rq.c), worker only */
+	struct cxfw_req req;		/* requester (req.c), worker only */
+	struct cxfw_resp resp;		/* responder (resp.c), worker only */
 };
 
 /*
@@ -261,7 +261,7 @@ enum cxfw_srq_kind {
 };
 
 /*
- * One shared receive queue (srq.c; its WQEs are consumed by rq.c).  @srqc is the receive
+ * One shared receive queue (srq.c; its WQEs are consumed by resp.c).  @srqc is the receive
  * engine's view in the srqc layout (log_rq_stride, dbr_addr): the srqc or xrc_srqc as
  * created (same positions), or for an RMP one built from its wq context, kept in @rmpc.
  */
@@ -280,7 +280,7 @@ struct cxfw_srq {
 	uint32_t refs;			/* QPs using it */
 	uint32_t npas;
 	uint64_t *pas;
-	/* receive engine (rq.c), worker only */
+	/* receive engine (resp.c), worker only */
 	uint16_t wqe_head;		/* index of the next WQE (follows next_wqe_index) */
 	uint16_t wqe_cons;		/* WQEs consumed, compared with the doorbell counter */
 };
@@ -457,7 +457,7 @@ struct cxfw_dev {
 	unsigned int cq_mod_waiting;	/* CQs with mod_wait set ... */
 	uint64_t cq_mod_next_ns;	/* ... none of them due before this */
 
-	/* Data-path state of wire.c, sq.c and rq.c that is not per QP (each file's own type). */
+	/* Data-path state of wire.c, req.c and resp.c that is not per QP (each file's own type). */
 	struct cxfw_wire *wire;
 	struct cxfw_req_dev *req_dev;
 	struct cxfw_resp_dev *resp_dev;

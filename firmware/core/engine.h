@@ -2,12 +2,12 @@
 /*
  * The boundary between cxfw's data-path parts:
  *
- *   qp.c   QP table, state machine, doorbells, flushing; calls the engines on transitions
- *   sq.c   the requester: send WQEs -> packets, PSN/ACK/NAK/retry/timeouts, local
- *          operations (LOCAL_INV, UMR fast registration), requester CQEs
- *   rq.c   the responder: request packets -> memory / receive WQEs (RQ and SRQ), ACK/NAK
- *          generation, RDMA READ responses, atomics, duplicates, responder CQEs
- *   wire.c packets: build/parse/CRC, loopback, dispatch of arriving packets
+ *   qp.c    QP table, state machine, doorbells, flushing; calls the engines on transitions
+ *   req.c   the requester: send WQEs -> packets, PSN/ACK/NAK/retry/timeouts, local
+ *           operations (LOCAL_INV, UMR fast registration), requester CQEs
+ *   resp.c  the responder: request packets -> memory / receive WQEs (RQ and SRQ), ACK/NAK
+ *           generation, RDMA READ responses, atomics, duplicates, responder CQEs
+ *   wire.c  packets: build/parse/CRC, loopback, dispatch of arriving packets
  *
  * The engines speak to each other only through packets (wire.h), like two HCAs would, so
  * loopback inside one device and traffic between two devices take the same path.
@@ -42,7 +42,7 @@ void cxfw_qp_error(struct cxfw_dev *dev, struct cxfw_qp *qp, unsigned int event_
 /* Guest address of RQ WQE / SQ WQEBB @idx (counters wrap at the ring size). */
 uint64_t cxfw_qp_wqe_addr(const struct cxfw_qp *qp, bool sq, uint32_t idx);
 
-/* ---- sq.c (requester) ------------------------------------------------------------------- */
+/* ---- req.c (requester) ----------------------------------------------------------------- */
 
 /* The QP moved from @from to @to (CXIB_QPC_STATE_*); qp->qpc holds the new attributes. */
 void cxfw_req_modify(struct cxfw_dev *dev, struct cxfw_qp *qp, uint8_t from, uint8_t to);
@@ -54,7 +54,7 @@ void cxfw_req_rx(struct cxfw_dev *dev, struct cxfw_qp *qp, const struct cxfw_pkt
 /* Timeouts (local ACK timeout, RNR wait) and deferred sending; called every cxfw_process(). */
 void cxfw_req_process(struct cxfw_dev *dev, uint64_t now);
 
-/* ---- rq.c (responder) ------------------------------------------------------------------- */
+/* ---- resp.c (responder) ---------------------------------------------------------------- */
 
 void cxfw_resp_modify(struct cxfw_dev *dev, struct cxfw_qp *qp, uint8_t from, uint8_t to);
 void cxfw_resp_destroy(struct cxfw_dev *dev, struct cxfw_qp *qp);
@@ -72,7 +72,7 @@ void cxfw_resp_process(struct cxfw_dev *dev, uint64_t now);
  */
 void cxfw_resp_qp_error(struct cxfw_dev *dev, struct cxfw_qp *qp);
 
-/* ---- mr.c ------------------------------------------------------------------------------- */
+/* ---- mr.c ------------------------------------------------------------------------------ */
 
 /*
  * Invalidate the mkey @key (LOCAL_INV, or SEND_WITH_INV received on a QP of PD @pd):

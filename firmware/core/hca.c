@@ -115,7 +115,7 @@ static void cxfw_caps_max(struct cxfw_dev *dev, __be32 *c)
 	CXIB_SET(c, CXIB_HCA_CAP_CQ_PERIOD_MODE_MODIFY, 1);
 	CXIB_SET(c, CXIB_HCA_CAP_SCQE_BREAK_MODERATION, 1);
 	CXIB_SET(c, CXIB_HCA_CAP_CQ_PERIOD_START_FROM_CQE, 1);
-	CXIB_SET(c, CXIB_HCA_CAP_ATOMIC, 1);	/* 8-byte CS / FA (rq.c); not the masked forms */
+	CXIB_SET(c, CXIB_HCA_CAP_ATOMIC, 1);	/* 8-byte CS / FA (resp.c); not the masked forms */
 	CXIB_SET(c, CXIB_HCA_CAP_CQE_VERSION, CXIB_CQE_VERSION_1);	/* user indexes */
 	CXIB_SET(c, CXIB_HCA_CAP_LOG_MAX_MKEY, CXFW_LOG_MAX_MKEY);
 	CXIB_SET(c, CXIB_HCA_CAP_LOG_MAX_EQ, CXFW_LOG_MAX_EQ);
@@ -130,7 +130,7 @@ static void cxfw_caps_max(struct cxfw_dev *dev, __be32 *c)
 	CXIB_SET(c, CXIB_HCA_CAP_PORT_TYPE, CXIB_CAP_PORT_TYPE_IB);
 	CXIB_SET(c, CXIB_HCA_CAP_NUM_PORTS, dev->cfg.num_ports);
 	CXIB_SET(c, CXIB_HCA_CAP_LOG_MAX_MSG, CXFW_LOG_MAX_MSG);
-	/* UMR may change a key's page size (sq.c), so fast registration works: 0 */
+	/* UMR may change a key's page size (req.c), so fast registration works: 0 */
 	CXIB_SET(c, CXIB_HCA_CAP_UMR_MODIFY_ENTITY_SIZE_DISABLED, 0);
 	CXIB_SET(c, CXIB_HCA_CAP_UMR_EXTENDED_TRANSLATION_OFFSET, 1);	/* xlt_offset_47_16 */
 	CXIB_SET(c, CXIB_HCA_CAP_DRAIN_SIGERR, 1);		/* vacuous: no signature offload */
@@ -158,9 +158,9 @@ static void cxfw_caps_max(struct cxfw_dev *dev, __be32 *c)
 }
 
 /*
- * The atomics the responder executes (rq.c): 8-byte compare-and-swap and fetch-and-add on
+ * The atomics the responder executes (resp.c): 8-byte compare-and-swap and fetch-and-add on
  * RC QPs, not the masked forms; the requester returns the original value big-endian or, once
- * the driver sets mode 1, in the HOST_ENDIANNESS register's order (sq.c).
+ * the driver sets mode 1, in the HOST_ENDIANNESS register's order (req.c).
  */
 static void cxfw_atomic_caps_max(__be32 *c)
 {

@@ -2,7 +2,7 @@
 /*
  * cxfw: the IPoIB UD offloads (ipoib.c) -- checksums on send, LSO segmentation, checksum
  * checks on receive -- for UD QPs created with ulp_stateless_offload_mode IPOIB_UD.  Pure
- * functions of packet bytes: the send engine (sq.c) and the responder (rq.c) call them.
+ * functions of packet bytes: the send engine (req.c) and the responder (resp.c) call them.
  */
 #ifndef CXFW_IPOIB_H
 #define CXFW_IPOIB_H

@@ -3,7 +3,7 @@
  * cxfw queue pairs, resource side (PRM section 5.4): CREATE_QP / DESTROY_QP / QUERY_QP and
  * the state transitions RST2INIT, INIT2INIT, INIT2RTR, RTR2RTS, RTS2RTS, SQERR2RTS,
  * SQD_RTS, 2ERR, 2RST; SQ doorbells; flushing.  Every transition is reported to the
- * requester (sq.c) and the responder (rq.c) through cxfw_req_modify()/cxfw_resp_modify();
+ * requester (req.c) and the responder (resp.c) through cxfw_req_modify()/cxfw_resp_modify();
  * an SQ doorbell of a QP in RTS hands the new WQEs to the requester.  A QP in ERR (the
  * 2ERR command, or cxfw_qp_error() from an engine) completes every WQE still posted with a
  * flush error CQE (syndrome 0x05) when it enters ERR and at every SQ doorbell while in ERR.

@@ -12,7 +12,7 @@
  *
  * A command naming an object of another kind answers BAD_RESOURCE, as for no object.  Each
  * front end reads its context into one geometry (cxfw_srq_geom) and cxfw_srq_create()
- * checks and builds the object; the receive engine (rq.c) sees every kind alike through
+ * checks and builds the object; the receive engine (resp.c) sees every kind alike through
  * srq->srqc (an RMP's wq is translated into it) and takes WQEs from the linked list
  * (cxfw_srq_wqe_addr), reporting each consumption here: when the number of
  * posted-but-unconsumed WQEs drops below an armed lwm (set at creation or by ARM_RQ,

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * cxfw link and network layer (wire.c): InfiniBand packets as the transport engines see
- * them.  The requester (sq.c) and the responder (rq.c) build a struct cxfw_pkt and hand
+ * them.  The requester (req.c) and the responder (resp.c) build a struct cxfw_pkt and hand
  * it to cxfw_wire_send(); packets that arrive (from the cable or looped back inside the
  * device) are parsed, checked (VCRC, ICRC, LRH/BTH consistency, P_Key, DLID/DGID) and
  * dispatched by wire.c to cxfw_req_rx() / cxfw_resp_rx() (engine.h).  The byte layouts

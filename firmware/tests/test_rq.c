@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * The responder (rq.c) on one device: request packets are handed to cxfw_resp_rx() as
+ * The responder (resp.c) on one device: request packets are handed to cxfw_resp_rx() as
  * wire.c would after its checks, and the tests look at guest memory, CQEs, EQEs, the QP
  * state and the ACK/NAK counters (IBTA Vol 1 ch. 9, the responder; the PRM's SRQ, receive WQE and CQE formats).
  */

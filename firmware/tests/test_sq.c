@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * The requester (sq.c) on one device: WQE validation errors, error CQE then flush, local
+ * The requester (req.c) on one device: WQE validation errors, error CQE then flush, local
  * operations (fast registration by UMR, LOCAL_INV), loopback RC traffic (DLID = own LID),
  * unsignaled completions, the READ/ATOMIC limit, local ACK timeout and RNR retry limits,
  * BlueFlame accounting (the PRM's send WQE format; IBTA Vol 1 ch. 9, the requester).

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* Responder state of one QP (rq.c).  Worker-only; see engine.h. */
-#ifndef CXFW_RQ_H
-#define CXFW_RQ_H
+/* Responder state of one QP (resp.c).  Worker-only; see engine.h. */
+#ifndef CXFW_RESP_H
+#define CXFW_RESP_H
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -80,4 +80,4 @@ void cxfw_srq_fail(struct cxfw_dev *dev, uint32_t srqn, struct cxfw_srq *srq, ui
 void cxfw_srq_consumed(struct cxfw_dev *dev, uint32_t srqn, struct cxfw_srq *srq,
 		       uint16_t posted);
 
-#endif /* CXFW_RQ_H */
+#endif /* CXFW_RESP_H */

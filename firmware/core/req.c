@@ -4,7 +4,7 @@
  *
  * Send engine (rung as upstream drivers/infiniband/hw/mlx5/wr.c does): the doorbell
  * record's send counter says how many WQEBBs the driver posted; each WQE (1..16 WQEBBs,
- * may wrap the ring) is copied into the QP's window (sq.h), its control segment checked
+ * may wrap the ring) is copied into the QP's window (req.h), its control segment checked
  * (opcode for the transport, ds, qpn,
  * wqe_index) and its segments parsed: datagram segment (UD/QP0/QP1), remote address,
  * atomic, then data or inline segments.  UMR (fast registration, UMR-form LOCAL_INV) and
@@ -20,7 +20,7 @@
  * what mlx5_ib puts on LOCAL_INV / REG_MR) have completed.  Responses complete WQEs in
  * order: ACKs (coalesced), READ responses (scattered into the local SGEs), atomic ACKs
  * (original value written back);
- * implied NAKs, NAK-PSN-sequence and the local ACK timer (see sq.h for the TCG clamp) go
+ * implied NAKs, NAK-PSN-sequence and the local ACK timer (see req.h for the TCG clamp) go
  * back to the oldest unacknowledged PSN, counted against retry_count; RNR NAKs wait the
  * AETH's timer, counted against rnr_retry (7 = forever); remote NAKs end the WQE with the
  * matching error.  UC/UD complete a WQE when its last packet is sent; a UD message larger
@@ -51,13 +51,13 @@ struct cxfw_req_dev {
  * The PD a QP's local keys must belong to: its own, or any for a UMR QP created without
  * one (mlx5_ib's: its data segments name a DMA key of the driver's UMR PD).
  */
-static uint32_t cxfw_qp_key_pd(const struct cxfw_qp *qp)
+static uint32_t cxfw_req_qp_key_pd(const struct cxfw_qp *qp)
 {
 	return qp->st == CXIB_QPC_ST_REG_UMR && !qp->pd ? CXFW_PD_ANY : qp->pd;
 }
 
 /* RNR NAK timer codes (AETH value) in units of 10 us (IBTA vol 1 ch. 9, AETH). */
-static const uint32_t cxfw_rnr_10us[32] = {
+static const uint32_t cxfw_req_rnr_10us[32] = {
 	65536, 1, 2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64, 96, 128, 192,
 	256, 384, 512, 768, 1024, 1536, 2048, 3072, 4096, 6144, 8192, 12288, 16384, 24576,
 	32768, 49152,
@@ -68,39 +68,39 @@ static const uint32_t cxfw_rnr_10us[32] = {
 /* ---- helpers ------------------------------------------------------------------------- */
 
 /* Signed distance a - b of two 24-bit PSNs. */
-static int32_t cxfw_psn_diff(uint32_t a, uint32_t b)
+static int32_t cxfw_req_psn_diff(uint32_t a, uint32_t b)
 {
 	return (int32_t)((a - b) << 8) >> 8;
 }
 
-static uint32_t cxfw_psn_add(uint32_t a, uint32_t n)
+static uint32_t cxfw_req_psn_add(uint32_t a, uint32_t n)
 {
 	return (a + n) & CXIB_PSN_MASK;
 }
 
-static const __be32 *cxfw_qp_path(const struct cxfw_qp *qp)
+static const __be32 *cxfw_req_qp_path(const struct cxfw_qp *qp)
 {
 	return qp->qpc + CXIB_QPC_PRIMARY_ADDRESS_PATH_OFFSET / 4;
 }
 
-static bool cxfw_st_ud(uint8_t st)
+static bool cxfw_req_st_ud(uint8_t st)
 {
 	return st == CXIB_QPC_ST_UD || st == CXIB_QPC_ST_QP0 || st == CXIB_QPC_ST_QP1;
 }
 
-static unsigned int cxfw_qp_port(const struct cxfw_qp *qp)
+static unsigned int cxfw_req_qp_port(const struct cxfw_qp *qp)
 {
-	return CXIB_GET(cxfw_qp_path(qp), CXIB_ADS_VHCA_PORT_NUM);
+	return CXIB_GET(cxfw_req_qp_path(qp), CXIB_ADS_VHCA_PORT_NUM);
 }
 
 /* Path MTU in bytes (UD: also bounded by the port's). */
 static uint32_t cxfw_req_mtu(struct cxfw_dev *dev, const struct cxfw_qp *qp)
 {
-	unsigned int mtu = CXIB_GET(qp->qpc, CXIB_QPC_MTU), port = cxfw_qp_port(qp);
+	unsigned int mtu = CXIB_GET(qp->qpc, CXIB_QPC_MTU), port = cxfw_req_qp_port(qp);
 
 	if (mtu < CXIB_QPC_MTU_256 || mtu > CXIB_QPC_MTU_4096)
 		mtu = CXIB_QPC_MTU_256;
-	if (cxfw_st_ud(qp->st) && port >= 1 && port <= dev->cfg.num_ports) {
+	if (cxfw_req_st_ud(qp->st) && port >= 1 && port <= dev->cfg.num_ports) {
 		unsigned int pm;
 
 		pthread_mutex_lock(&dev->lock);
@@ -112,14 +112,14 @@ static uint32_t cxfw_req_mtu(struct cxfw_dev *dev, const struct cxfw_qp *qp)
 	return 128u << mtu;	/* 1: 256 .. 5: 4096 */
 }
 
-static struct cxfw_req_wqe *cxfw_win(struct cxfw_req *r, unsigned int i)
+static struct cxfw_req_wqe *cxfw_req_win(struct cxfw_req *r, unsigned int i)
 {
 	return &r->win[(r->head + i) % CXFW_REQ_WINDOW];
 }
 
-static uint64_t cxfw_ack_timeout_ns(const struct cxfw_qp *qp)
+static uint64_t cxfw_req_ack_timeout_ns(const struct cxfw_qp *qp)
 {
-	unsigned int t = CXIB_GET(cxfw_qp_path(qp), CXIB_ADS_ACK_TIMEOUT);
+	unsigned int t = CXIB_GET(cxfw_req_qp_path(qp), CXIB_ADS_ACK_TIMEOUT);
 	uint64_t ns;
 
 	if (!t)
@@ -232,7 +232,7 @@ void cxfw_req_destroy(struct cxfw_dev *dev, struct cxfw_qp *qp)
 
 /* ---- completion ------------------------------------------------------------------------ */
 
-static bool cxfw_local_synd(uint8_t synd)
+static bool cxfw_req_local_synd(uint8_t synd)
 {
 	return synd == CXIB_CQE_SYND_LOCAL_LENGTH_ERR || synd == CXIB_CQE_SYND_LOCAL_QP_OP_ERR ||
 	       synd == CXIB_CQE_SYND_LOCAL_PROT_ERR || synd == CXIB_CQE_SYND_LOCAL_ACCESS_ERR ||
@@ -247,8 +247,8 @@ static bool cxfw_req_complete(struct cxfw_dev *dev, struct cxfw_qp *qp)
 {
 	struct cxfw_req *r = &qp->req;
 
-	while (r->win && r->count && cxfw_win(r, 0)->done) {
-		struct cxfw_req_wqe *w = cxfw_win(r, 0);
+	while (r->win && r->count && cxfw_req_win(r, 0)->done) {
+		struct cxfw_req_wqe *w = cxfw_req_win(r, 0);
 		struct cxib_cqe64 cqe;
 
 		memset(&cqe, 0, sizeof(cqe));
@@ -273,7 +273,7 @@ static bool cxfw_req_complete(struct cxfw_dev *dev, struct cxfw_qp *qp)
 			cxfw_cq_post(dev, qp->cqn_snd, &cqe);
 		pthread_mutex_lock(&dev->lock);
 		qp->sq_cons = (uint16_t)(w->idx + w->bbs);
-		if (w->synd && cxfw_local_synd(w->synd))
+		if (w->synd && cxfw_req_local_synd(w->synd))
 			dev->stats.local_errors++;
 		pthread_mutex_unlock(&dev->lock);
 		if (w->rd_atomic && w->started && r->rd_atomic)
@@ -306,8 +306,8 @@ static uint32_t cxfw_req_una(const struct cxfw_req *r);
 /* ---- fetching and parsing WQEs ------------------------------------------------------- */
 
 /* Copy WQEBBs [idx, idx + n) of the SQ into @buf (wraps the ring). */
-static int cxfw_sq_read(struct cxfw_dev *dev, const struct cxfw_qp *qp, uint16_t idx,
-			unsigned int n, uint8_t *buf)
+static int cxfw_req_sq_read(struct cxfw_dev *dev, const struct cxfw_qp *qp, uint16_t idx,
+			    unsigned int n, uint8_t *buf)
 {
 	unsigned int i;
 
@@ -319,7 +319,7 @@ static int cxfw_sq_read(struct cxfw_dev *dev, const struct cxfw_qp *qp, uint16_t
 	return 0;
 }
 
-static bool cxfw_opcode_ok(const struct cxfw_qp *qp, uint8_t op)
+static bool cxfw_req_opcode_ok(const struct cxfw_qp *qp, uint8_t op)
 {
 	bool fre = CXIB_GET(qp->qpc, CXIB_QPC_FRE) || qp->st == CXIB_QPC_ST_REG_UMR;
 
@@ -349,14 +349,14 @@ static bool cxfw_opcode_ok(const struct cxfw_qp *qp, uint8_t op)
 }
 
 /* @n bytes of a WQE rounded up to whole 16-byte units (DS). */
-static unsigned int cxfw_ds_align(unsigned int n)
+static unsigned int cxfw_req_ds_align(unsigned int n)
 {
 	return (n + CXIB_WQE_DS_SIZE - 1) & ~(unsigned int)(CXIB_WQE_DS_SIZE - 1);
 }
 
 /* Data and inline segments from @off to @end of @wqe into @w; 0 or a CQE syndrome. */
-static uint8_t cxfw_parse_data(const uint8_t *wqe, unsigned int off, unsigned int end,
-			       struct cxfw_req_wqe *w)
+static uint8_t cxfw_req_parse_data(const uint8_t *wqe, unsigned int off, unsigned int end,
+				   struct cxfw_req_wqe *w)
 {
 	bool ptr = false;
 
@@ -374,7 +374,7 @@ static uint8_t cxfw_parse_data(const uint8_t *wqe, unsigned int off, unsigned in
 			memmove(w->u.data + w->len, wqe + off + CXIB_WQE_INLINE_HDR_SIZE, n);
 			w->len += n;
 			w->inl = true;
-			off += cxfw_ds_align(CXIB_WQE_INLINE_HDR_SIZE + n);
+			off += cxfw_req_ds_align(CXIB_WQE_INLINE_HDR_SIZE + n);
 			continue;
 		}
 		if (w->inl)
@@ -393,7 +393,7 @@ static uint8_t cxfw_parse_data(const uint8_t *wqe, unsigned int off, unsigned in
 	return 0;
 }
 
-static void cxfw_parse_av(const uint8_t *seg, const struct cxfw_qp *qp, struct cxfw_req_av *av)
+static void cxfw_req_parse_av(const uint8_t *seg, const struct cxfw_qp *qp, struct cxfw_req_av *av)
 {
 	const __be32 *a = (const __be32 *)seg;
 
@@ -415,8 +415,8 @@ static void cxfw_parse_av(const uint8_t *seg, const struct cxfw_qp *qp, struct c
  * The pad and Ethernet segment of an IPoIB UD QP's WQE at *@off: the checksum request and,
  * for LSO, the MSS and the inline headers (kept in @w).  0 or a CQE syndrome.
  */
-static uint8_t cxfw_parse_eth(const uint8_t *wqe, unsigned int *off, unsigned int end,
-			      struct cxfw_req_wqe *w)
+static uint8_t cxfw_req_parse_eth(const uint8_t *wqe, unsigned int *off, unsigned int end,
+				  struct cxfw_req_wqe *w)
 {
 	const uint8_t *e = wqe + *off + CXIB_WQE_ETH_PAD_SIZE;
 	unsigned int at = *off + CXIB_WQE_ETH_PAD_SIZE;
@@ -440,7 +440,7 @@ static uint8_t cxfw_parse_eth(const uint8_t *wqe, unsigned int *off, unsigned in
 		return CXIB_CQE_SYND_LOCAL_QP_OP_ERR;
 	w->hlen = (uint16_t)sz;
 	w->mss = (uint16_t)CXIB_GET(e, CXIB_WQE_ETH_MSS);
-	*off = at + cxfw_ds_align(CXIB_WQE_ETH_INLINE_HDR_OFFSET + sz);
+	*off = at + cxfw_req_ds_align(CXIB_WQE_ETH_INLINE_HDR_OFFSET + sz);
 	return 0;
 }
 
@@ -448,8 +448,8 @@ static uint8_t cxfw_parse_eth(const uint8_t *wqe, unsigned int *off, unsigned in
  * Parse the WQE in @wqe (@bbs WQEBBs) into @w.  Returns 0 or the syndrome to complete it
  * with.  PSNs are assigned by the caller.
  */
-static uint8_t cxfw_parse_wqe(struct cxfw_dev *dev, struct cxfw_qp *qp, const uint8_t *wqe,
-			      struct cxfw_req_wqe *w)
+static uint8_t cxfw_req_parse_wqe(struct cxfw_dev *dev, struct cxfw_qp *qp, const uint8_t *wqe,
+				  struct cxfw_req_wqe *w)
 {
 	const __be32 *c = (const __be32 *)wqe;
 	unsigned int end = CXIB_GET(c, CXIB_WQE_CTRL_DS) * CXIB_WQE_DS_SIZE;
@@ -464,7 +464,7 @@ static uint8_t cxfw_parse_wqe(struct cxfw_dev *dev, struct cxfw_qp *qp, const ui
 	w->se = CXIB_GET(c, CXIB_WQE_CTRL_SE);
 	w->imm = CXIB_GET(c, CXIB_WQE_CTRL_IMM);
 	if (CXIB_GET(c, CXIB_WQE_CTRL_QPN) != qp->qpn ||
-	    CXIB_GET(c, CXIB_WQE_CTRL_WQE_INDEX) != w->idx || !cxfw_opcode_ok(qp, w->opcode))
+	    CXIB_GET(c, CXIB_WQE_CTRL_WQE_INDEX) != w->idx || !cxfw_req_opcode_ok(qp, w->opcode))
 		return CXIB_CQE_SYND_LOCAL_QP_OP_ERR;
 
 	switch (w->opcode) {
@@ -484,13 +484,13 @@ static uint8_t cxfw_parse_wqe(struct cxfw_dev *dev, struct cxfw_qp *qp, const ui
 		off += sizeof(struct cxib_wqe_raddr_seg);
 		break;
 	default:
-		if (cxfw_st_ud(qp->st)) {
+		if (cxfw_req_st_ud(qp->st)) {
 			if (off + CXIB_WQE_AV_SIZE > end)
 				return CXIB_CQE_SYND_LOCAL_QP_OP_ERR;
-			cxfw_parse_av(wqe + off, qp, &w->av);
+			cxfw_req_parse_av(wqe + off, qp, &w->av);
 			off += CXIB_WQE_AV_SIZE;
 			if (cxfw_qp_ipoib(qp)) {
-				st = cxfw_parse_eth(wqe, &off, end, w);
+				st = cxfw_req_parse_eth(wqe, &off, end, w);
 				if (st)
 					return st;
 			}
@@ -504,7 +504,7 @@ static uint8_t cxfw_parse_wqe(struct cxfw_dev *dev, struct cxfw_qp *qp, const ui
 		w->compare = CXIB_GET64(wqe + off, CXIB_WQE_ATOMIC_COMPARE);
 		off += sizeof(struct cxib_wqe_atomic_seg);
 	}
-	st = cxfw_parse_data(wqe, off, end, w);
+	st = cxfw_req_parse_data(wqe, off, end, w);
 	if (st)
 		return st;
 	w->rd_atomic = w->opcode == CXIB_WQE_OPCODE_RDMA_READ ||
@@ -537,7 +537,7 @@ static uint8_t cxfw_parse_wqe(struct cxfw_dev *dev, struct cxfw_qp *qp, const ui
 	}
 	if (w->len > max_msg)
 		return CXIB_CQE_SYND_LOCAL_LENGTH_ERR;
-	if (cxfw_st_ud(qp->st) && w->len > mtu)
+	if (cxfw_req_st_ud(qp->st) && w->len > mtu)
 		return CXIB_CQE_SYND_LOCAL_LENGTH_ERR;
 	if (w->rd_atomic) {
 		w->npkts = 1;
@@ -575,13 +575,13 @@ static bool cxfw_req_fetch(struct cxfw_dev *dev, struct cxfw_qp *qp)
 		return true;
 	}
 	while (avail && r->count < CXFW_REQ_WINDOW) {
-		struct cxfw_req_wqe *w = cxfw_win(r, r->count);
+		struct cxfw_req_wqe *w = cxfw_req_win(r, r->count);
 		unsigned int ds, bbs;
 		uint8_t st = 0;
 
 		memset(w, 0, offsetof(struct cxfw_req_wqe, u));
 		w->idx = r->sq_next;
-		if (cxfw_sq_read(dev, qp, r->sq_next, 1, wqe)) {
+		if (cxfw_req_sq_read(dev, qp, r->sq_next, 1, wqe)) {
 			cxfw_stat_add(dev, &dev->stats.dma_errors, 1);
 			st = CXIB_CQE_SYND_LOCAL_QP_OP_ERR;
 			bbs = 1;
@@ -593,7 +593,7 @@ static bool cxfw_req_fetch(struct cxfw_dev *dev, struct cxfw_qp *qp)
 				/* the WQE's extent is unknown or not all posted: take what is */
 				st = CXIB_CQE_SYND_LOCAL_QP_OP_ERR;
 				bbs = !ds || bbs > CXIB_MAX_WQE_BBS ? 1 : avail;
-			} else if (bbs > 1 && cxfw_sq_read(dev, qp, (uint16_t)(r->sq_next + 1),
+			} else if (bbs > 1 && cxfw_req_sq_read(dev, qp, (uint16_t)(r->sq_next + 1),
 							    bbs - 1, wqe + CXIB_SEND_WQE_BB)) {
 				cxfw_stat_add(dev, &dev->stats.dma_errors, 1);
 				st = CXIB_CQE_SYND_LOCAL_QP_OP_ERR;
@@ -601,7 +601,7 @@ static bool cxfw_req_fetch(struct cxfw_dev *dev, struct cxfw_qp *qp)
 		}
 		w->bbs = (uint16_t)bbs;
 		if (!st)
-			st = cxfw_parse_wqe(dev, qp, wqe, w);
+			st = cxfw_req_parse_wqe(dev, qp, wqe, w);
 		if (st) {	/* what a driver author needs to see; a user can trigger it */
 			const __be32 *c = (const __be32 *)wqe;
 
@@ -623,7 +623,7 @@ static bool cxfw_req_fetch(struct cxfw_dev *dev, struct cxfw_qp *qp)
 		}
 		/* keep every outstanding PSN well inside the comparable half of the space */
 		if (!st && !w->local && r->count &&
-		    cxfw_psn_diff(cxfw_psn_add(r->next_psn, w->npsn), cxfw_req_una(r)) >
+		    cxfw_req_psn_diff(cxfw_req_psn_add(r->next_psn, w->npsn), cxfw_req_una(r)) >
 		    CXFW_REQ_MAX_PSN_SPAN)
 			break;		/* fetched again once older WQEs complete */
 		r->sq_next = (uint16_t)(r->sq_next + bbs);
@@ -635,7 +635,7 @@ static bool cxfw_req_fetch(struct cxfw_dev *dev, struct cxfw_qp *qp)
 		}
 		w->first_psn = r->next_psn;
 		if (!w->local)
-			r->next_psn = cxfw_psn_add(r->next_psn, w->npsn);
+			r->next_psn = cxfw_req_psn_add(r->next_psn, w->npsn);
 	}
 	if (!avail)
 		r->db = false;
@@ -644,7 +644,7 @@ static bool cxfw_req_fetch(struct cxfw_dev *dev, struct cxfw_qp *qp)
 
 /* ---- local operations ---------------------------------------------------------------- */
 
-static unsigned int cxfw_umr_access(uint8_t flags)
+static unsigned int cxfw_req_umr_access(uint8_t flags)
 {
 	__be32 dw = cxib_host_to_be32((uint32_t)flags << 8);
 
@@ -681,7 +681,7 @@ static uint8_t cxfw_req_umr(struct cxfw_dev *dev, struct cxfw_qp *qp, struct cxf
 				CXIB_GET(uc, CXIB_WQE_UMR_XLT_OFFSET)) * CXIB_MTT_PER_OCTWORD;
 	n = CXIB_GET(uc, CXIB_WQE_UMR_XLT_OCTOWORDS) * CXIB_MTT_PER_OCTWORD;
 	u.free = CXIB_GET(mk, CXIB_WQE_MKEY_FREE);
-	u.access = cxfw_umr_access((uint8_t)CXIB_GET(mk, CXIB_WQE_MKEY_FLAGS));
+	u.access = cxfw_req_umr_access((uint8_t)CXIB_GET(mk, CXIB_WQE_MKEY_FLAGS));
 	u.qpn = CXIB_GET(mk, CXIB_WQE_MKEY_QPN);
 	u.length64 = CXIB_GET(mk, CXIB_WQE_MKEY_LENGTH64);
 	u.en_rinval = CXIB_GET(mk, CXIB_WQE_MKEY_EN_RINVAL);
@@ -724,7 +724,7 @@ static uint8_t cxfw_req_umr(struct cxfw_dev *dev, struct cxfw_qp *qp, struct cxf
 				unsigned int nsg = 0, i;
 
 				st = cxfw_mkey_translate(dev, CXIB_GET(d, CXIB_WQE_DATA_LKEY),
-							 cxfw_qp_key_pd(qp),
+							 cxfw_req_qp_key_pd(qp),
 							 CXFW_ACCESS_LOCAL_READ,
 							 CXIB_GET64(d, CXIB_WQE_DATA_ADDR) + got, chunk,
 							 sg, 4, &nsg);
@@ -757,8 +757,8 @@ static uint8_t cxfw_req_umr(struct cxfw_dev *dev, struct cxfw_qp *qp, struct cxf
 static unsigned int cxfw_req_addr(struct cxfw_dev *dev, const struct cxfw_qp *qp,
 				  const struct cxfw_req_av *av, struct cxfw_pkt *p)
 {
-	const __be32 *pp = cxfw_qp_path(qp);
-	unsigned int port = cxfw_qp_port(qp), pki = CXIB_GET(pp, CXIB_ADS_PKEY_INDEX);
+	const __be32 *pp = cxfw_req_qp_path(qp);
+	unsigned int port = cxfw_req_qp_port(qp), pki = CXIB_GET(pp, CXIB_ADS_PKEY_INDEX);
 
 	if (av) {
 		p->dlid = av->dlid;
@@ -799,9 +799,9 @@ static unsigned int cxfw_req_addr(struct cxfw_dev *dev, const struct cxfw_qp *qp
  * gather (local read, guest -> @buf) or scatter (local write, @buf -> guest).  0 or a CQE
  * syndrome.
  */
-static uint8_t cxfw_sge_copy(struct cxfw_dev *dev, const struct cxfw_qp *qp,
-			     const struct cxfw_req_wqe *w, uint64_t off, uint32_t n,
-			     uint8_t *buf, bool scatter)
+static uint8_t cxfw_req_sge_copy(struct cxfw_dev *dev, const struct cxfw_qp *qp,
+				 const struct cxfw_req_wqe *w, uint64_t off, uint32_t n,
+				 uint8_t *buf, bool scatter)
 {
 	unsigned int access = scatter ? CXFW_ACCESS_LOCAL_WRITE : CXFW_ACCESS_LOCAL_READ;
 	uint32_t done = 0;
@@ -819,8 +819,8 @@ static uint8_t cxfw_sge_copy(struct cxfw_dev *dev, const struct cxfw_qp *qp,
 			continue;
 		}
 		chunk = s->len - off < n - done ? (uint32_t)(s->len - off) : n - done;
-		st = cxfw_mkey_translate(dev, s->lkey, cxfw_qp_key_pd(qp), access, s->addr + off,
-					 chunk, sg, 4, &nsg);
+		st = cxfw_mkey_translate(dev, s->lkey, cxfw_req_qp_key_pd(qp), access,
+					 s->addr + off, chunk, sg, 4, &nsg);
 		if (st)
 			return st;
 		for (k = 0; k < nsg; k++) {
@@ -844,32 +844,33 @@ static uint8_t cxfw_sge_copy(struct cxfw_dev *dev, const struct cxfw_qp *qp,
 }
 
 /* Gather [off, off + n) of @w's message into @buf: inline data or the SGEs (local read). */
-static uint8_t cxfw_gather(struct cxfw_dev *dev, const struct cxfw_qp *qp,
-			   const struct cxfw_req_wqe *w, uint64_t off, uint32_t n, uint8_t *buf)
+static uint8_t cxfw_req_gather(struct cxfw_dev *dev, const struct cxfw_qp *qp,
+			       const struct cxfw_req_wqe *w, uint64_t off, uint32_t n, uint8_t *buf)
 {
 	if (w->inl) {
 		memcpy(buf, w->u.data + off, n);
 		return 0;
 	}
-	return cxfw_sge_copy(dev, qp, w, off, n, buf, false);
+	return cxfw_req_sge_copy(dev, qp, w, off, n, buf, false);
 }
 
 /* Scatter @n bytes at message offset @off into @w's SGEs (local write).  0 or syndrome. */
-static uint8_t cxfw_scatter(struct cxfw_dev *dev, const struct cxfw_qp *qp,
-			    const struct cxfw_req_wqe *w, uint64_t off, uint32_t n,
-			    const uint8_t *buf)
+static uint8_t cxfw_req_scatter(struct cxfw_dev *dev, const struct cxfw_qp *qp,
+				const struct cxfw_req_wqe *w, uint64_t off, uint32_t n,
+				const uint8_t *buf)
 {
-	return cxfw_sge_copy(dev, qp, w, off, n, (uint8_t *)buf, true);
+	return cxfw_req_sge_copy(dev, qp, w, off, n, (uint8_t *)buf, true);
 }
 
 /* The BTH opcode of packet @k of @w (class | operation). */
-static uint8_t cxfw_pkt_opcode(const struct cxfw_qp *qp, const struct cxfw_req_wqe *w,
-			       uint32_t k)
+static uint8_t cxfw_req_pkt_opcode(const struct cxfw_qp *qp, const struct cxfw_req_wqe *w,
+				   uint32_t k)
 {
 	/* UD: every packet is a message (an LSO WQE's segments too) */
-	bool first = k == 0 || cxfw_st_ud(qp->st), last = k + 1 == w->npkts || cxfw_st_ud(qp->st);
+	bool first = k == 0 || cxfw_req_st_ud(qp->st);
+	bool last = k + 1 == w->npkts || cxfw_req_st_ud(qp->st);
 	uint8_t cls = qp->st == CXIB_QPC_ST_UC ? CXIB_BTH_OP_CLASS_UC :
-		      cxfw_st_ud(qp->st) ? CXIB_BTH_OP_CLASS_UD : CXIB_BTH_OP_CLASS_RC;
+		      cxfw_req_st_ud(qp->st) ? CXIB_BTH_OP_CLASS_UD : CXIB_BTH_OP_CLASS_RC;
 	uint8_t op;
 
 	switch (w->opcode) {
@@ -928,13 +929,13 @@ static uint8_t cxfw_req_send_pkt(struct cxfw_dev *dev, struct cxfw_qp *qp,
 	uint8_t st;
 
 	memset(&p, 0, sizeof(p));
-	port = cxfw_req_addr(dev, qp, cxfw_st_ud(qp->st) ? &w->av : NULL, &p);
-	p.opcode = cxfw_pkt_opcode(qp, w, k);
-	p.psn = cxfw_psn_add(w->first_psn, k);
+	port = cxfw_req_addr(dev, qp, cxfw_req_st_ud(qp->st) ? &w->av : NULL, &p);
+	p.opcode = cxfw_req_pkt_opcode(qp, w, k);
+	p.psn = cxfw_req_psn_add(w->first_psn, k);
 	if (w->opcode == CXIB_WQE_OPCODE_RDMA_READ) {
 		uint64_t done = (uint64_t)w->acked * mtu;	/* partial re-read (3.5) */
 
-		p.psn = cxfw_psn_add(w->first_psn, w->acked);
+		p.psn = cxfw_req_psn_add(w->first_psn, w->acked);
 		p.reth_va = w->raddr + done;
 		p.reth_rkey = w->rkey;
 		p.reth_len = (uint32_t)(w->len - done);
@@ -949,7 +950,7 @@ static uint8_t cxfw_req_send_pkt(struct cxfw_dev *dev, struct cxfw_qp *qp,
 		uint32_t n = w->len - off < step ? (uint32_t)(w->len - off) : step;
 
 		memcpy(buf, w->hdr, w->hlen);
-		st = cxfw_gather(dev, qp, w, off, n, buf + w->hlen);
+		st = cxfw_req_gather(dev, qp, w, off, n, buf + w->hlen);
 		if (st)
 			return st;
 		if (w->hlen) {
@@ -972,7 +973,7 @@ static uint8_t cxfw_req_send_pkt(struct cxfw_dev *dev, struct cxfw_qp *qp,
 			p.ieth_rkey = w->imm;
 		}
 	}
-	if (cxfw_st_ud(qp->st)) {
+	if (cxfw_req_st_ud(qp->st)) {
 		uint32_t sqpn = CXIB_GET(qp->qpc, CXIB_QPC_DETH_SQPN);
 
 		p.deth_qkey = w->av.qkey;
@@ -982,10 +983,10 @@ static uint8_t cxfw_req_send_pkt(struct cxfw_dev *dev, struct cxfw_qp *qp,
 	} else if (qp->st == CXIB_QPC_ST_RC) {
 		p.ackreq = last || w->rd_atomic || !((k + 1) % CXFW_REQ_ACKREQ_PKTS);
 	}
-	if (cxfw_psn_diff(p.psn, qp->req.hi_psn) < 0)
+	if (cxfw_req_psn_diff(p.psn, qp->req.hi_psn) < 0)
 		cxfw_stat_add(dev, &dev->stats.retransmits, 1);
 	else
-		qp->req.hi_psn = cxfw_psn_add(p.psn, 1);
+		qp->req.hi_psn = cxfw_req_psn_add(p.psn, 1);
 	cxfw_wire_send(dev, port, &p);	/* a drop is recovered like a lost packet */
 	return 0;
 }
@@ -999,7 +1000,7 @@ static uint32_t cxfw_req_una(const struct cxfw_req *r)
 		const struct cxfw_req_wqe *w = &r->win[(r->head + i) % CXFW_REQ_WINDOW];
 
 		if (!w->local && !w->done)
-			return cxfw_psn_add(w->first_psn, w->acked);
+			return cxfw_req_psn_add(w->first_psn, w->acked);
 	}
 	return r->next_psn;
 }
@@ -1047,7 +1048,7 @@ static uint8_t cxfw_req_check_keys(struct cxfw_dev *dev, const struct cxfw_qp *q
 	for (i = 0; i < w->nsge && need; i++) {
 		uint64_t n = w->u.sge[i].len < need ? w->u.sge[i].len : need;
 
-		st = cxfw_mkey_translate(dev, w->u.sge[i].lkey, cxfw_qp_key_pd(qp), access,
+		st = cxfw_mkey_translate(dev, w->u.sge[i].lkey, cxfw_req_qp_key_pd(qp), access,
 					 w->u.sge[i].addr, n, NULL, 0, &nsg);
 		if (st)
 			return st;
@@ -1077,7 +1078,7 @@ static int cxfw_req_send(struct cxfw_dev *dev, struct cxfw_qp *qp, uint64_t now,
 	if (r->rnr_deadline)
 		return cxfw_req_complete(dev, qp) ? 0 : -1;
 	for (i = 0; i < r->count; i++) {
-		struct cxfw_req_wqe *w = cxfw_win(r, i);
+		struct cxfw_req_wqe *w = cxfw_req_win(r, i);
 		uint8_t st;
 
 		if (w->synd)
@@ -1120,15 +1121,15 @@ static int cxfw_req_send(struct cxfw_dev *dev, struct cxfw_qp *qp, uint64_t now,
 				r->rd_atomic++;
 		}
 		while (w->sent < w->npkts) {
-			uint32_t psn = cxfw_psn_add(w->first_psn,
-						    w->rd_atomic ? w->acked : w->sent);
+			uint32_t psn = cxfw_req_psn_add(w->first_psn,
+							w->rd_atomic ? w->acked : w->sent);
 
-			if (rc && cxfw_psn_diff(psn, cxfw_req_una(r)) >= CXFW_REQ_MAX_UNACKED)
+			if (rc && cxfw_req_psn_diff(psn, cxfw_req_una(r)) >= CXFW_REQ_MAX_UNACKED)
 				goto out;
 			if (sent == budget)
 				goto out;
 			/* no link credits: wait for the cable to drain (a later cxfw_process()) */
-			if (cxfw_wire_port_busy(dev, cxfw_qp_port(qp)))
+			if (cxfw_wire_port_busy(dev, cxfw_req_qp_port(qp)))
 				goto out;
 			st = cxfw_req_send_pkt(dev, qp, w, w->sent);
 			if (st) {
@@ -1138,7 +1139,7 @@ static int cxfw_req_send(struct cxfw_dev *dev, struct cxfw_qp *qp, uint64_t now,
 			w->sent++;
 			sent++;
 			if (rc && !r->ack_deadline) {
-				uint64_t t = cxfw_ack_timeout_ns(qp);
+				uint64_t t = cxfw_req_ack_timeout_ns(qp);
 
 				r->ack_deadline = t ? now + t : 0;
 			}
@@ -1171,8 +1172,8 @@ static void cxfw_req_go_back(struct cxfw_qp *qp, uint32_t psn)
 	unsigned int i;
 
 	for (i = 0; i < r->count; i++) {
-		struct cxfw_req_wqe *w = cxfw_win(r, i);
-		int32_t d = cxfw_psn_diff(psn, w->first_psn);
+		struct cxfw_req_wqe *w = cxfw_req_win(r, i);
+		int32_t d = cxfw_req_psn_diff(psn, w->first_psn);
 
 		if (w->local || w->done || !w->started)
 			continue;
@@ -1198,7 +1199,7 @@ static bool cxfw_req_retry(struct cxfw_dev *dev, struct cxfw_qp *qp)
 	struct cxfw_req *r = &qp->req;
 
 	if (!r->retry_left) {
-		struct cxfw_req_wqe *w = cxfw_win(r, 0);
+		struct cxfw_req_wqe *w = cxfw_req_win(r, 0);
 
 		cxfw_stat_add(dev, &dev->stats.retry_exceeded, 1);
 		cxfw_req_fail(w, r, CXIB_CQE_SYND_TRANSPORT_RETRY_EXC_ERR);
@@ -1212,14 +1213,14 @@ static bool cxfw_req_retry(struct cxfw_dev *dev, struct cxfw_qp *qp)
 static void cxfw_req_progress(struct cxfw_qp *qp, uint64_t now)
 {
 	struct cxfw_req *r = &qp->req;
-	uint64_t t = cxfw_ack_timeout_ns(qp);
+	uint64_t t = cxfw_req_ack_timeout_ns(qp);
 	bool unacked = false;
 	unsigned int i;
 
 	cxfw_req_reset_counters(qp);
 	r->retrying = false;
 	for (i = 0; i < r->count && !unacked; i++) {
-		const struct cxfw_req_wqe *w = cxfw_win(r, i);
+		const struct cxfw_req_wqe *w = cxfw_req_win(r, i);
 
 		unacked = !w->local && !w->done && w->started && (w->sent || w->acked);
 	}
@@ -1228,7 +1229,7 @@ static void cxfw_req_progress(struct cxfw_qp *qp, uint64_t now)
 
 /* ---- responses ------------------------------------------------------------------------- */
 
-static uint8_t cxfw_nak_synd(uint8_t code)
+static uint8_t cxfw_req_nak_synd(uint8_t code)
 {
 	switch (code) {
 	case CXIB_AETH_NAK_INVALID_REQ:
@@ -1248,7 +1249,7 @@ static void cxfw_req_nak(struct cxfw_dev *dev, struct cxfw_qp *qp, struct cxfw_r
 			 uint8_t synd, uint32_t psn, uint64_t now)
 {
 	struct cxfw_req *r = &qp->req;
-	int32_t d = cxfw_psn_diff(psn, w->first_psn);
+	int32_t d = cxfw_req_psn_diff(psn, w->first_psn);
 
 	pthread_mutex_lock(&dev->lock);
 	dev->stats.naks_received++;
@@ -1274,7 +1275,7 @@ static void cxfw_req_nak(struct cxfw_dev *dev, struct cxfw_qp *qp, struct cxfw_r
 			}
 			r->rnr_left--;
 		}
-		r->rnr_deadline = now + cxfw_rnr_10us[CXIB_AETH_SYND_VALUE(synd)] *
+		r->rnr_deadline = now + cxfw_req_rnr_10us[CXIB_AETH_SYND_VALUE(synd)] *
 					CXFW_NS_PER_10US;
 		if (!r->rnr_deadline)
 			r->rnr_deadline = 1;
@@ -1291,15 +1292,15 @@ static void cxfw_req_nak(struct cxfw_dev *dev, struct cxfw_qp *qp, struct cxfw_r
 		cxfw_req_go_back(qp, psn);
 		return;
 	}
-	cxfw_req_fail(w, r, cxfw_nak_synd((uint8_t)CXIB_AETH_SYND_VALUE(synd)));
+	cxfw_req_fail(w, r, cxfw_req_nak_synd((uint8_t)CXIB_AETH_SYND_VALUE(synd)));
 }
 
 /*
  * The 8 bytes an atomic's original value is stored as: big-endian unless the driver set the
  * atomic capability req_8B_endianness_mode to host order, then in the order the responder
- * uses for memory (rq.c), which the driver sets through the HOST_ENDIANNESS register.
+ * uses for memory (resp.c), which the driver sets through the HOST_ENDIANNESS register.
  */
-static void cxfw_atomic_bytes(struct cxfw_dev *dev, uint64_t v, uint8_t b[8])
+static void cxfw_req_atomic_bytes(struct cxfw_dev *dev, uint64_t v, uint8_t b[8])
 {
 	bool be;
 	unsigned int i;
@@ -1312,7 +1313,7 @@ static void cxfw_atomic_bytes(struct cxfw_dev *dev, uint64_t v, uint8_t b[8])
 		b[be ? sizeof(uint64_t) - 1 - i : i] = (uint8_t)(v >> (8 * i));
 }
 
-static bool cxfw_op_read_resp(uint8_t op)
+static bool cxfw_req_op_read_resp(uint8_t op)
 {
 	return op == CXIB_BTH_OP_RDMA_READ_RESP_FIRST || op == CXIB_BTH_OP_RDMA_READ_RESP_MIDDLE ||
 	       op == CXIB_BTH_OP_RDMA_READ_RESP_LAST || op == CXIB_BTH_OP_RDMA_READ_RESP_ONLY;
@@ -1323,7 +1324,7 @@ static bool cxfw_req_resp(struct cxfw_dev *dev, struct cxfw_qp *qp, struct cxfw_
 			  const struct cxfw_pkt *p, uint8_t op, uint64_t now)
 {
 	struct cxfw_req *r = &qp->req;
-	int32_t e = cxfw_psn_diff(p->psn, cxfw_psn_add(w->first_psn, w->acked));
+	int32_t e = cxfw_req_psn_diff(p->psn, cxfw_req_psn_add(w->first_psn, w->acked));
 	bool has_aeth = op != CXIB_BTH_OP_RDMA_READ_RESP_MIDDLE;
 	uint32_t mtu = cxfw_req_mtu(dev, qp);
 	uint8_t st;
@@ -1336,12 +1337,12 @@ static bool cxfw_req_resp(struct cxfw_dev *dev, struct cxfw_qp *qp, struct cxfw_
 	if (op == CXIB_BTH_OP_ACKNOWLEDGE) {
 		if (w->rd_atomic || e < 0)
 			return false;		/* duplicate, or an ACK inside a READ: drop */
-		w->acked = (uint32_t)cxfw_psn_diff(p->psn, w->first_psn) + 1;
+		w->acked = (uint32_t)cxfw_req_psn_diff(p->psn, w->first_psn) + 1;
 		if (w->acked >= w->npsn && w->sent >= w->npkts)
 			w->done = true;
 		return true;
 	}
-	if (cxfw_op_read_resp(op)) {
+	if (cxfw_req_op_read_resp(op)) {
 		uint32_t left = w->npsn - w->acked, n;
 		uint8_t want;
 
@@ -1365,7 +1366,7 @@ static bool cxfw_req_resp(struct cxfw_dev *dev, struct cxfw_qp *qp, struct cxfw_
 			cxfw_req_fail(w, r, CXIB_CQE_SYND_BAD_RESP_ERR);
 			return false;
 		}
-		st = cxfw_scatter(dev, qp, w, (uint64_t)w->acked * mtu, n, p->payload);
+		st = cxfw_req_scatter(dev, qp, w, (uint64_t)w->acked * mtu, n, p->payload);
 		if (st) {
 			cxfw_req_fail(w, r, st);
 			return false;
@@ -1385,8 +1386,8 @@ static bool cxfw_req_resp(struct cxfw_dev *dev, struct cxfw_qp *qp, struct cxfw_
 		}
 		if (e)
 			return false;
-		cxfw_atomic_bytes(dev, p->atomic_orig, orig);
-		st = cxfw_scatter(dev, qp, w, 0, sizeof(orig), orig);
+		cxfw_req_atomic_bytes(dev, p->atomic_orig, orig);
+		st = cxfw_req_scatter(dev, qp, w, 0, sizeof(orig), orig);
 		if (st) {
 			cxfw_req_fail(w, r, st);
 			return false;
@@ -1416,7 +1417,7 @@ void cxfw_req_rx(struct cxfw_dev *dev, struct cxfw_qp *qp, const struct cxfw_pkt
 
 		/* the oldest WQE still waiting for the wire (local ones complete on their own) */
 		for (i = 0; i < r->count; i++) {
-			struct cxfw_req_wqe *o = cxfw_win(r, i);
+			struct cxfw_req_wqe *o = cxfw_req_win(r, i);
 
 			if (!o->done && !o->local) {
 				w = o;
@@ -1427,12 +1428,13 @@ void cxfw_req_rx(struct cxfw_dev *dev, struct cxfw_qp *qp, const struct cxfw_pkt
 		}
 		if (!w || !w->started || w->synd)
 			break;
-		if (cxfw_psn_diff(p->psn, cxfw_psn_add(w->first_psn, w->npsn - 1)) > 0) {
+		if (cxfw_req_psn_diff(p->psn, cxfw_req_psn_add(w->first_psn, w->npsn - 1)) > 0) {
 			/* beyond @w: coalesced ACK (SEND/WRITE) or implied NAK (READ/ATOMIC) */
 			if (w->rd_atomic) {
 				if (!r->retrying && cxfw_req_retry(dev, qp)) {
 					r->retrying = true;
-					cxfw_req_go_back(qp, cxfw_psn_add(w->first_psn, w->acked));
+					cxfw_req_go_back(qp, cxfw_req_psn_add(w->first_psn,
+									      w->acked));
 				}
 				break;
 			}
@@ -1445,7 +1447,7 @@ void cxfw_req_rx(struct cxfw_dev *dev, struct cxfw_qp *qp, const struct cxfw_pkt
 				return;
 			continue;
 		}
-		if (cxfw_psn_diff(p->psn, w->first_psn) < 0)
+		if (cxfw_req_psn_diff(p->psn, w->first_psn) < 0)
 			break;		/* older than anything outstanding: duplicate */
 		if (cxfw_req_resp(dev, qp, w, p, op, now))
 			progress = true;

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * Requester state of one QP (sq.c).  Worker-only; see engine.h.
+ * Requester state of one QP (req.c).  Worker-only; see engine.h.
  *
  * The requester keeps a window of up to CXFW_REQ_WINDOW send WQEs that have been fetched
  * from the SQ and not yet completed, oldest first.  Each has its PSNs assigned when it is
@@ -8,8 +8,8 @@
  * in order, its packets are sent (and sent again after a NAK, RNR wait or local ACK
  * timeout: go-back-N from the oldest unacknowledged PSN), and it completes in SQ order.
  */
-#ifndef CXFW_SQ_H
-#define CXFW_SQ_H
+#ifndef CXFW_REQ_H
+#define CXFW_REQ_H
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -122,4 +122,4 @@ struct cxfw_umr {
 	const uint64_t *xlt;
 };
 
-#endif /* CXFW_SQ_H */
+#endif /* CXFW_REQ_H */

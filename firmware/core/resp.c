@@ -77,20 +77,20 @@ enum {
 	CXFW_WQE_BAD		= 2,
 };
 
-static uint32_t psn_add(uint32_t psn, uint32_t n)
+static uint32_t cxfw_resp_psn_add(uint32_t psn, uint32_t n)
 {
 	return (psn + n) & CXIB_PSN_MASK;
 }
 
 /* 0 equal, > 0 @a is ahead of @b, < 0 behind (modulo 2^24, half window). */
-static int psn_cmp(uint32_t a, uint32_t b)
+static int cxfw_resp_psn_cmp(uint32_t a, uint32_t b)
 {
 	uint32_t d = (a - b) & CXIB_PSN_MASK;
 
 	return d == 0 ? 0 : d < CXFW_PSN_HALF ? 1 : -1;
 }
 
-static uint32_t resp_mtu(const struct cxfw_qp *qp)
+static uint32_t cxfw_resp_mtu(const struct cxfw_qp *qp)
 {
 	uint32_t m = CXIB_GET(qp->qpc, CXIB_QPC_MTU);
 
@@ -99,19 +99,19 @@ static uint32_t resp_mtu(const struct cxfw_qp *qp)
 	return 1u << (CXFW_MTU_SHIFT_BASE + m);
 }
 
-static unsigned int resp_nres(const struct cxfw_qp *qp)
+static unsigned int cxfw_resp_nres(const struct cxfw_qp *qp)
 {
 	unsigned int n = 1u << CXIB_GET(qp->qpc, CXIB_QPC_LOG_RRA_MAX);
 
 	return n > CXFW_RESP_MAX_RES ? CXFW_RESP_MAX_RES : n;
 }
 
-static bool resp_is_srq(const struct cxfw_qp *qp)
+static bool cxfw_resp_is_srq(const struct cxfw_qp *qp)
 {
 	return qp->rq_type == CXIB_QPC_RQ_TYPE_SRQ && qp->srqn;
 }
 
-static uint8_t resp_qp_state(struct cxfw_dev *dev, const struct cxfw_qp *qp)
+static uint8_t cxfw_resp_qp_state(struct cxfw_dev *dev, const struct cxfw_qp *qp)
 {
 	uint8_t s;
 
@@ -123,7 +123,7 @@ static uint8_t resp_qp_state(struct cxfw_dev *dev, const struct cxfw_qp *qp)
 
 /* ---- deferred work list ---------------------------------------------------------------- */
 
-static void resp_queue(struct cxfw_dev *dev, struct cxfw_qp *qp)
+static void cxfw_resp_queue(struct cxfw_dev *dev, struct cxfw_qp *qp)
 {
 	struct cxfw_resp_dev *rd = dev->resp_dev;
 
@@ -167,8 +167,8 @@ void cxfw_resp_dev_free(struct cxfw_dev *dev)
 
 /* ---- packets out --------------------------------------------------------------------- */
 
-static void resp_pkt_init(const struct cxfw_qp *qp, struct cxfw_pkt *o, uint8_t operation,
-			  uint32_t psn)
+static void cxfw_resp_pkt_init(const struct cxfw_qp *qp, struct cxfw_pkt *o, uint8_t operation,
+			       uint32_t psn)
 {
 	const struct cxfw_resp_reply *r = &qp->resp.reply;
 
@@ -189,12 +189,12 @@ static void resp_pkt_init(const struct cxfw_qp *qp, struct cxfw_pkt *o, uint8_t 
 	}
 }
 
-static void resp_send_ack(struct cxfw_dev *dev, struct cxfw_qp *qp, uint8_t synd,
-			  uint32_t psn)
+static void cxfw_resp_send_ack(struct cxfw_dev *dev, struct cxfw_qp *qp, uint8_t synd,
+			       uint32_t psn)
 {
 	struct cxfw_pkt o;
 
-	resp_pkt_init(qp, &o, CXIB_BTH_OP_ACKNOWLEDGE, psn);
+	cxfw_resp_pkt_init(qp, &o, CXIB_BTH_OP_ACKNOWLEDGE, psn);
 	o.aeth_synd = synd;
 	o.aeth_msn = qp->resp.msn;
 	cxfw_wire_send(dev, qp->resp.reply.port, &o);
@@ -212,8 +212,8 @@ static void resp_send_ack(struct cxfw_dev *dev, struct cxfw_qp *qp, uint8_t synd
 /* ---- receive WQEs ---------------------------------------------------------------------- */
 
 /* Parse the data segments of a receive WQE image (@first: byte offset of the first one). */
-static void resp_parse_sges(struct cxfw_resp *r, const uint8_t *wqe, unsigned int size,
-			    unsigned int first)
+static void cxfw_resp_parse_sges(struct cxfw_resp *r, const uint8_t *wqe, unsigned int size,
+				 unsigned int first)
 {
 	unsigned int off;
 
@@ -234,7 +234,7 @@ static void resp_parse_sges(struct cxfw_resp *r, const uint8_t *wqe, unsigned in
 }
 
 /* Take the next receive WQE into qp->resp (CXFW_WQE_*). */
-static int resp_get_wqe(struct cxfw_dev *dev, struct cxfw_qp *qp)
+static int cxfw_resp_get_wqe(struct cxfw_dev *dev, struct cxfw_qp *qp)
 {
 	struct cxfw_resp *r = &qp->resp;
 	uint8_t wqe[CXFW_MAX_RQ_WQE_BYTES];
@@ -242,7 +242,7 @@ static int resp_get_wqe(struct cxfw_dev *dev, struct cxfw_qp *qp)
 
 	if (r->have_wqe)
 		return CXFW_WQE_OK;
-	if (resp_is_srq(qp)) {
+	if (cxfw_resp_is_srq(qp)) {
 		struct cxfw_srq *srq;
 		uint64_t dbr, addr;
 		uint16_t head, cons, next;
@@ -278,7 +278,7 @@ static int resp_get_wqe(struct cxfw_dev *dev, struct cxfw_qp *qp)
 			cxfw_srq_fail(dev, qp->srqn, srq, next);
 			return CXFW_WQE_BAD;
 		}
-		resp_parse_sges(r, wqe, size, sizeof(struct cxib_wqe_srq_next_seg));
+		cxfw_resp_parse_sges(r, wqe, size, sizeof(struct cxib_wqe_srq_next_seg));
 		srq->wqe_head = next;
 		srq->wqe_cons = (uint16_t)(cons + 1);
 		cxfw_srq_consumed(dev, qp->srqn, srq,
@@ -306,15 +306,15 @@ static int resp_get_wqe(struct cxfw_dev *dev, struct cxfw_qp *qp)
 		    dev->plat.dma_read(dev->plat.opaque, cxfw_qp_wqe_addr(qp, false, cons), wqe,
 				       size))
 			return CXFW_WQE_BAD;
-		resp_parse_sges(r, wqe, size,
-				CXIB_GET(qp->qpc, CXIB_QPC_WQ_SIGNATURE) ?
-				sizeof(struct cxib_wqe_data_seg) : 0);
+		cxfw_resp_parse_sges(r, wqe, size,
+				     CXIB_GET(qp->qpc, CXIB_QPC_WQ_SIGNATURE) ?
+				     sizeof(struct cxib_wqe_data_seg) : 0);
 		return CXFW_WQE_OK;
 	}
 }
 
 /* The held WQE is done (its CQE was written): a regular RQ moves on. */
-static void resp_wqe_done(struct cxfw_dev *dev, struct cxfw_qp *qp)
+static void cxfw_resp_wqe_done(struct cxfw_dev *dev, struct cxfw_qp *qp)
 {
 	struct cxfw_resp *r = &qp->resp;
 
@@ -322,17 +322,17 @@ static void resp_wqe_done(struct cxfw_dev *dev, struct cxfw_qp *qp)
 		return;
 	r->have_wqe = false;
 	pthread_mutex_lock(&dev->lock);
-	if (!resp_is_srq(qp) && qp->rq_cons == r->wqe_idx)
+	if (!cxfw_resp_is_srq(qp) && qp->rq_cons == r->wqe_idx)
 		qp->rq_cons++;
 	dev->stats.recv_wqes++;
 	pthread_mutex_unlock(&dev->lock);
 }
 
-static uint32_t resp_pd(struct cxfw_dev *dev, const struct cxfw_qp *qp)
+static uint32_t cxfw_resp_pd(struct cxfw_dev *dev, const struct cxfw_qp *qp)
 {
 	uint32_t pd = qp->pd;
 
-	if (resp_is_srq(qp)) {
+	if (cxfw_resp_is_srq(qp)) {
 		struct cxfw_srq *srq;
 
 		pthread_mutex_lock(&dev->lock);
@@ -349,12 +349,12 @@ static uint32_t resp_pd(struct cxfw_dev *dev, const struct cxfw_qp *qp)
  * the held WQE's scatter list: 0, or the CQE syndrome (LOCAL_LENGTH_ERR when the list is
  * too short, LOCAL_PROT_ERR for a bad lkey / range / access / DMA).
  */
-static uint8_t resp_scatter(struct cxfw_dev *dev, struct cxfw_qp *qp, const uint8_t *data,
-			    uint32_t len)
+static uint8_t cxfw_resp_scatter(struct cxfw_dev *dev, struct cxfw_qp *qp, const uint8_t *data,
+				 uint32_t len)
 {
 	struct cxfw_resp *r = &qp->resp;
 	uint64_t total = 0, pos = 0, off = r->rcv_off;
-	uint32_t pd = resp_pd(dev, qp), done = 0;
+	uint32_t pd = cxfw_resp_pd(dev, qp), done = 0;
 	unsigned int i;
 
 	for (i = 0; i < r->nsge; i++)
@@ -397,15 +397,15 @@ static uint8_t resp_scatter(struct cxfw_dev *dev, struct cxfw_qp *qp, const uint
 
 /* ---- completions --------------------------------------------------------------------- */
 
-static void resp_cqe_common(const struct cxfw_dev *dev, const struct cxfw_qp *qp,
-			    struct cxib_cqe64 *cqe)
+static void cxfw_resp_cqe_common(const struct cxfw_dev *dev, const struct cxfw_qp *qp,
+				 struct cxib_cqe64 *cqe)
 {
 	memset(cqe, 0, sizeof(*cqe));
 	cxfw_cqe_set_index(dev, qp, cqe, true);	/* SRQ number or user index */
 }
 
 /* CQ overflow or a vanished CQ: the QP goes to ERR without a NAK (class G). */
-static void resp_cq_failed(struct cxfw_dev *dev, struct cxfw_qp *qp)
+static void cxfw_resp_cq_failed(struct cxfw_dev *dev, struct cxfw_qp *qp)
 {
 	cxfw_log(dev, CXFW_LOG_ERR, "cxfw: QP 0x%x: receive CQ %u unusable, QP to error",
 		 qp->qpn, qp->cqn_rcv);
@@ -413,15 +413,15 @@ static void resp_cq_failed(struct cxfw_dev *dev, struct cxfw_qp *qp)
 }
 
 /* Successful completion of the held WQE. */
-static void resp_complete(struct cxfw_dev *dev, struct cxfw_qp *qp, const struct cxfw_pkt *p,
-			  unsigned int opcode, uint32_t byte_cnt, uint32_t imm_inval,
-			  const struct cxfw_ipoib_rx *rx)
+static void cxfw_resp_complete(struct cxfw_dev *dev, struct cxfw_qp *qp, const struct cxfw_pkt *p,
+			       unsigned int opcode, uint32_t byte_cnt, uint32_t imm_inval,
+			       const struct cxfw_ipoib_rx *rx)
 {
 	bool ud = qp->st == CXIB_QPC_ST_UD || qp->st == CXIB_QPC_ST_QP0 ||
 		  qp->st == CXIB_QPC_ST_QP1;
 	struct cxib_cqe64 cqe;
 
-	resp_cqe_common(dev, qp, &cqe);
+	cxfw_resp_cqe_common(dev, qp, &cqe);
 	CXIB_SET(&cqe, CXIB_CQE_OPCODE, opcode);
 	CXIB_SET(&cqe, CXIB_CQE_BYTE_CNT, byte_cnt);
 	CXIB_SET(&cqe, CXIB_CQE_QPN, qp->qpn);
@@ -442,21 +442,21 @@ static void resp_complete(struct cxfw_dev *dev, struct cxfw_qp *qp, const struct
 		CXIB_SET(&cqe, CXIB_CQE_L3_HDR_TYPE, rx->l3_type);
 	}
 	if (cxfw_cq_post(dev, qp->cqn_rcv, &cqe)) {
-		resp_wqe_done(dev, qp);
-		resp_cq_failed(dev, qp);
+		cxfw_resp_wqe_done(dev, qp);
+		cxfw_resp_cq_failed(dev, qp);
 		return;
 	}
-	resp_wqe_done(dev, qp);
+	cxfw_resp_wqe_done(dev, qp);
 }
 
 /* Error completion of the held WQE (if any) with @synd. */
-static void resp_err_cqe(struct cxfw_dev *dev, struct cxfw_qp *qp, uint8_t synd)
+static void cxfw_resp_err_cqe(struct cxfw_dev *dev, struct cxfw_qp *qp, uint8_t synd)
 {
 	struct cxib_cqe64 cqe;
 
 	if (!qp->resp.have_wqe)
 		return;
-	resp_cqe_common(dev, qp, &cqe);
+	cxfw_resp_cqe_common(dev, qp, &cqe);
 	CXIB_SET(&cqe, CXIB_CQE_OPCODE, CXIB_CQE_OPCODE_RESP_ERR);
 	CXIB_SET(&cqe, CXIB_CQE_ERR_SYNDROME, synd);
 	CXIB_SET(&cqe, CXIB_CQE_ERR_QPN, qp->qpn);
@@ -464,10 +464,10 @@ static void resp_err_cqe(struct cxfw_dev *dev, struct cxfw_qp *qp, uint8_t synd)
 	cxfw_cq_post(dev, qp->cqn_rcv, &cqe);
 	if (synd != CXIB_CQE_SYND_WR_FLUSH_ERR)
 		cxfw_stat_add(dev, &dev->stats.local_errors, 1);
-	resp_wqe_done(dev, qp);
+	cxfw_resp_wqe_done(dev, qp);
 }
 
-static void resp_reset_msg(struct cxfw_resp *r)
+static void cxfw_resp_reset_msg(struct cxfw_resp *r)
 {
 	r->msg = CXFW_RESP_MSG_NONE;
 	r->rcv_off = 0;
@@ -478,16 +478,16 @@ static void resp_reset_msg(struct cxfw_resp *r)
  * A fatal responder error: NAK @nak (RC, 0 = none) with the request's PSN, error CQE
  * @cqe_synd on the held WQE (0 = none), QP to ERR with async event @event.
  */
-static void resp_fatal(struct cxfw_dev *dev, struct cxfw_qp *qp, const struct cxfw_pkt *p,
-		       uint8_t nak, uint8_t cqe_synd, unsigned int event)
+static void cxfw_resp_fatal(struct cxfw_dev *dev, struct cxfw_qp *qp, const struct cxfw_pkt *p,
+			    uint8_t nak, uint8_t cqe_synd, unsigned int event)
 {
 	if (nak && qp->st == CXIB_QPC_ST_RC)
-		resp_send_ack(dev, qp, nak, p->psn);
+		cxfw_resp_send_ack(dev, qp, nak, p->psn);
 	if (nak == CXFW_AETH_NAK_ACCESS)
 		cxfw_stat_add(dev, &dev->stats.remote_access_errors, 1);
 	if (cqe_synd)
-		resp_err_cqe(dev, qp, cqe_synd);
-	resp_reset_msg(&qp->resp);
+		cxfw_resp_err_cqe(dev, qp, cqe_synd);
+	cxfw_resp_reset_msg(&qp->resp);
 	qp->resp.ack_pending = false;
 	cxfw_log(dev, CXFW_LOG_DEBUG, "cxfw: QP 0x%x responder error: NAK 0x%02x, CQE 0x%02x",
 		 qp->qpn, nak, cqe_synd);
@@ -495,26 +495,26 @@ static void resp_fatal(struct cxfw_dev *dev, struct cxfw_qp *qp, const struct cx
 }
 
 /* The NAK that goes with a scatter failure. */
-static uint8_t resp_scatter_nak(uint8_t synd)
+static uint8_t cxfw_resp_scatter_nak(uint8_t synd)
 {
 	return synd == CXIB_CQE_SYND_LOCAL_LENGTH_ERR ? CXFW_AETH_NAK_INV : CXFW_AETH_NAK_OP;
 }
 
 /* No receive WQE for a message that needs one (class B), or a malformed one (class A). */
-static void resp_no_wqe(struct cxfw_dev *dev, struct cxfw_qp *qp, const struct cxfw_pkt *p,
-			int why)
+static void cxfw_resp_no_wqe(struct cxfw_dev *dev, struct cxfw_qp *qp, const struct cxfw_pkt *p,
+			     int why)
 {
 	if (why == CXFW_WQE_BAD) {
 		cxfw_log(dev, CXFW_LOG_ERR, "cxfw: QP 0x%x: receive WQE unreadable or malformed",
 			 qp->qpn);
-		resp_fatal(dev, qp, p, qp->st == CXIB_QPC_ST_RC ? CXFW_AETH_NAK_OP : 0,
-			   qp->resp.have_wqe ? CXIB_CQE_SYND_LOCAL_QP_OP_ERR : 0,
-			   qp->resp.have_wqe ? 0 : CXIB_EVENT_TYPE_WQ_CATAS_ERROR);
+		cxfw_resp_fatal(dev, qp, p, qp->st == CXIB_QPC_ST_RC ? CXFW_AETH_NAK_OP : 0,
+				qp->resp.have_wqe ? CXIB_CQE_SYND_LOCAL_QP_OP_ERR : 0,
+				qp->resp.have_wqe ? 0 : CXIB_EVENT_TYPE_WQ_CATAS_ERROR);
 		return;
 	}
 	cxfw_stat_add(dev, &dev->stats.out_of_buffer, 1);
 	if (qp->st == CXIB_QPC_ST_RC) {
-		resp_send_ack(dev, qp, (uint8_t)CXIB_AETH_RNR_NAK(
+		cxfw_resp_send_ack(dev, qp, (uint8_t)CXIB_AETH_RNR_NAK(
 				CXIB_GET(qp->qpc, CXIB_QPC_MIN_RNR_NAK)), p->psn);
 		/* packets already in flight behind it are dropped silently until the retry */
 		qp->resp.nak_seq_sent = true;
@@ -524,7 +524,7 @@ static void resp_no_wqe(struct cxfw_dev *dev, struct cxfw_qp *qp, const struct c
 
 /* ---- ACKs and the resource ring ------------------------------------------------------ */
 
-static bool resp_streaming(const struct cxfw_qp *qp)
+static bool cxfw_resp_streaming(const struct cxfw_qp *qp)
 {
 	unsigned int i;
 
@@ -535,8 +535,8 @@ static bool resp_streaming(const struct cxfw_qp *qp)
 }
 
 /* Check that [va, va + len) of @rkey allows @access for this QP: 0 or a CQE syndrome. */
-static uint8_t resp_check_range(struct cxfw_dev *dev, const struct cxfw_qp *qp, uint32_t rkey,
-				unsigned int access, uint64_t va, uint64_t len)
+static uint8_t cxfw_resp_check_range(struct cxfw_dev *dev, const struct cxfw_qp *qp, uint32_t rkey,
+				     unsigned int access, uint64_t va, uint64_t len)
 {
 	struct cxfw_sg sg[CXFW_RESP_MAX_PIECES];
 	unsigned int n;
@@ -558,18 +558,18 @@ static uint8_t resp_check_range(struct cxfw_dev *dev, const struct cxfw_qp *qp, 
 }
 
 /* Send one response packet of resource @res; false if it could not be built. */
-static bool resp_send_one(struct cxfw_dev *dev, struct cxfw_qp *qp, struct cxfw_resp_res *res)
+static bool cxfw_resp_send_one(struct cxfw_dev *dev, struct cxfw_qp *qp, struct cxfw_resp_res *res)
 {
 	uint8_t buf[1u << (CXFW_MTU_SHIFT_BASE + CXIB_QPC_MTU_4096)];
 	struct cxfw_sg sg[CXFW_RESP_MAX_PIECES];
-	uint32_t mtu = resp_mtu(qp), chunk, got = 0;
+	uint32_t mtu = cxfw_resp_mtu(qp), chunk, got = 0;
 	struct cxfw_pkt o;
 	bool first, last;
 	unsigned int n, k;
 	uint8_t op;
 
 	if (res->kind == CXFW_RESP_RES_ATOMIC) {
-		resp_pkt_init(qp, &o, CXIB_BTH_OP_ATOMIC_ACKNOWLEDGE, res->s_psn);
+		cxfw_resp_pkt_init(qp, &o, CXIB_BTH_OP_ATOMIC_ACKNOWLEDGE, res->s_psn);
 		o.aeth_synd = CXFW_AETH_ACK;
 		o.aeth_msn = qp->resp.msn;
 		o.atomic_orig = res->orig;
@@ -594,7 +594,7 @@ static bool resp_send_one(struct cxfw_dev *dev, struct cxfw_qp *qp, struct cxfw_
 		}
 		cxfw_stat_add(dev, &dev->stats.dma_read_bytes, chunk);
 	}
-	resp_pkt_init(qp, &o, op, res->s_psn);
+	cxfw_resp_pkt_init(qp, &o, op, res->s_psn);
 	if (op != CXIB_BTH_OP_RDMA_READ_RESP_MIDDLE) {
 		o.aeth_synd = CXFW_AETH_ACK;
 		o.aeth_msn = qp->resp.msn;
@@ -603,7 +603,7 @@ static bool resp_send_one(struct cxfw_dev *dev, struct cxfw_qp *qp, struct cxfw_
 	o.paylen = chunk;
 	cxfw_wire_send(dev, qp->resp.reply.port, &o);
 	res->s_off += chunk;
-	res->s_psn = psn_add(res->s_psn, 1);
+	res->s_psn = cxfw_resp_psn_add(res->s_psn, 1);
 	if (last)
 		res->sending = false;
 	return true;
@@ -614,10 +614,10 @@ static bool resp_send_one(struct cxfw_dev *dev, struct cxfw_qp *qp, struct cxfw_
  * is left: the budget is used up, or the port has no link credits (r->blocked; the next
  * cxfw_process() after the cable drained resumes it, no kick needed).
  */
-static bool resp_pump(struct cxfw_dev *dev, struct cxfw_qp *qp)
+static bool cxfw_resp_pump(struct cxfw_dev *dev, struct cxfw_qp *qp)
 {
 	struct cxfw_resp *r = &qp->resp;
-	unsigned int budget = CXFW_RESP_BUDGET, nres = resp_nres(qp), i;
+	unsigned int budget = CXFW_RESP_BUDGET, nres = cxfw_resp_nres(qp), i;
 
 	r->blocked = false;
 	for (i = 0; i < nres; i++) {
@@ -632,29 +632,29 @@ static bool resp_pump(struct cxfw_dev *dev, struct cxfw_qp *qp)
 				return true;
 			}
 			budget--;
-			if (!resp_send_one(dev, qp, res)) {
+			if (!cxfw_resp_send_one(dev, qp, res)) {
 				/* the memory went away under an accepted READ */
 				struct cxfw_pkt p;
 
 				memset(&p, 0, sizeof(p));
 				p.psn = res->s_psn;
 				res->sending = false;
-				resp_fatal(dev, qp, &p, CXFW_AETH_NAK_ACCESS, 0,
-					   CXIB_EVENT_TYPE_WQ_ACCESS_ERROR);
+				cxfw_resp_fatal(dev, qp, &p, CXFW_AETH_NAK_ACCESS, 0,
+						CXIB_EVENT_TYPE_WQ_ACCESS_ERROR);
 				return false;
 			}
 		}
 	}
 	if (r->ack_pending) {
 		r->ack_pending = false;
-		resp_send_ack(dev, qp, CXFW_AETH_ACK, r->ack_psn);
+		cxfw_resp_send_ack(dev, qp, CXFW_AETH_ACK, r->ack_psn);
 	}
 	return false;
 }
 
 /* The request with @psn succeeded: ACK now (AckReq) or after the batch. */
-static void resp_ack(struct cxfw_dev *dev, struct cxfw_qp *qp, const struct cxfw_pkt *p,
-		     uint32_t psn)
+static void cxfw_resp_ack(struct cxfw_dev *dev, struct cxfw_qp *qp, const struct cxfw_pkt *p,
+			  uint32_t psn)
 {
 	struct cxfw_resp *r = &qp->resp;
 
@@ -662,17 +662,17 @@ static void resp_ack(struct cxfw_dev *dev, struct cxfw_qp *qp, const struct cxfw
 		return;
 	r->ack_pending = true;
 	r->ack_psn = psn;
-	if (p->ackreq && !resp_streaming(qp))
-		resp_pump(dev, qp);
+	if (p->ackreq && !cxfw_resp_streaming(qp))
+		cxfw_resp_pump(dev, qp);
 	else
-		resp_queue(dev, qp);
+		cxfw_resp_queue(dev, qp);
 }
 
 /* Take the next resource slot; NULL if the requester exceeded our resources. */
-static struct cxfw_resp_res *resp_res_alloc(struct cxfw_qp *qp)
+static struct cxfw_resp_res *cxfw_resp_res_alloc(struct cxfw_qp *qp)
 {
 	struct cxfw_resp *r = &qp->resp;
-	unsigned int nres = resp_nres(qp);
+	unsigned int nres = cxfw_resp_nres(qp);
 	struct cxfw_resp_res *res = &r->res[r->res_next % nres];
 
 	if (res->sending)
@@ -686,18 +686,18 @@ static struct cxfw_resp_res *resp_res_alloc(struct cxfw_qp *qp)
 
 /* ---- RC / UC requests ---------------------------------------------------------------- */
 
-static bool op_is_send(uint8_t op)
+static bool cxfw_resp_op_is_send(uint8_t op)
 {
 	return op <= CXIB_BTH_OP_SEND_ONLY_IMM || op == CXIB_BTH_OP_SEND_LAST_INV ||
 	       op == CXIB_BTH_OP_SEND_ONLY_INV;
 }
 
-static bool op_is_write(uint8_t op)
+static bool cxfw_resp_op_is_write(uint8_t op)
 {
 	return op >= CXIB_BTH_OP_RDMA_WRITE_FIRST && op <= CXIB_BTH_OP_RDMA_WRITE_ONLY_IMM;
 }
 
-static bool op_starts(uint8_t op)
+static bool cxfw_resp_op_starts(uint8_t op)
 {
 	return op == CXIB_BTH_OP_SEND_FIRST || op == CXIB_BTH_OP_SEND_ONLY ||
 	       op == CXIB_BTH_OP_SEND_ONLY_IMM || op == CXIB_BTH_OP_SEND_ONLY_INV ||
@@ -705,7 +705,7 @@ static bool op_starts(uint8_t op)
 	       op == CXIB_BTH_OP_RDMA_WRITE_ONLY_IMM;
 }
 
-static bool op_ends(uint8_t op)
+static bool cxfw_resp_op_ends(uint8_t op)
 {
 	return op == CXIB_BTH_OP_SEND_LAST || op == CXIB_BTH_OP_SEND_LAST_IMM ||
 	       op == CXIB_BTH_OP_SEND_LAST_INV || op == CXIB_BTH_OP_SEND_ONLY ||
@@ -714,16 +714,16 @@ static bool op_ends(uint8_t op)
 	       op == CXIB_BTH_OP_RDMA_WRITE_ONLY || op == CXIB_BTH_OP_RDMA_WRITE_ONLY_IMM;
 }
 
-static bool op_only(uint8_t op)
+static bool cxfw_resp_op_only(uint8_t op)
 {
-	return op_starts(op) && op_ends(op);
+	return cxfw_resp_op_starts(op) && cxfw_resp_op_ends(op);
 }
 
 /*
  * Opcode allowed after the open message and on this transport (IBTA vol 1 ch. 9, the
  * opcode sequence within a message).
  */
-static bool resp_seq_ok(const struct cxfw_qp *qp, uint8_t op)
+static bool cxfw_resp_seq_ok(const struct cxfw_qp *qp, uint8_t op)
 {
 	bool uc = qp->st == CXIB_QPC_ST_UC;
 
@@ -733,45 +733,45 @@ static bool resp_seq_ok(const struct cxfw_qp *qp, uint8_t op)
 		return false;
 	switch (qp->resp.msg) {
 	case CXFW_RESP_MSG_SEND:
-		return op_is_send(op) && !op_starts(op);
+		return cxfw_resp_op_is_send(op) && !cxfw_resp_op_starts(op);
 	case CXFW_RESP_MSG_WRITE:
-		return op_is_write(op) && !op_starts(op);
+		return cxfw_resp_op_is_write(op) && !cxfw_resp_op_starts(op);
 	default:
-		return op_starts(op) || op == CXIB_BTH_OP_RDMA_READ_REQUEST ||
+		return cxfw_resp_op_starts(op) || op == CXIB_BTH_OP_RDMA_READ_REQUEST ||
 		       op == CXIB_BTH_OP_COMPARE_SWAP || op == CXIB_BTH_OP_FETCH_ADD;
 	}
 }
 
 /* Payload length allowed for this packet of a SEND / WRITE. */
-static bool resp_len_ok(const struct cxfw_qp *qp, uint8_t op, uint32_t paylen)
+static bool cxfw_resp_len_ok(const struct cxfw_qp *qp, uint8_t op, uint32_t paylen)
 {
-	uint32_t mtu = resp_mtu(qp);
+	uint32_t mtu = cxfw_resp_mtu(qp);
 
-	if (op_only(op))
+	if (cxfw_resp_op_only(op))
 		return paylen <= mtu;
-	if (op_ends(op))
+	if (cxfw_resp_op_ends(op))
 		return paylen >= 1 && paylen <= mtu;
 	return paylen == mtu;
 }
 
 /* A bad request: RC -> NAK and QP error; UC -> drop the rest of the message. */
-static void resp_bad(struct cxfw_dev *dev, struct cxfw_qp *qp, const struct cxfw_pkt *p,
-		     uint8_t nak, unsigned int event)
+static void cxfw_resp_bad(struct cxfw_dev *dev, struct cxfw_qp *qp, const struct cxfw_pkt *p,
+			  uint8_t nak, unsigned int event)
 {
 	if (qp->st == CXIB_QPC_ST_RC) {
-		resp_fatal(dev, qp, p, nak, nak == CXFW_AETH_NAK_ACCESS ?
-			   0 : (qp->resp.have_wqe && qp->resp.msg == CXFW_RESP_MSG_SEND ?
-				CXIB_CQE_SYND_REMOTE_INVAL_REQ_ERR : 0), event);
+		cxfw_resp_fatal(dev, qp, p, nak, nak == CXFW_AETH_NAK_ACCESS ?
+				0 : (qp->resp.have_wqe && qp->resp.msg == CXFW_RESP_MSG_SEND ?
+				     CXIB_CQE_SYND_REMOTE_INVAL_REQ_ERR : 0), event);
 		return;
 	}
 	if (nak == CXFW_AETH_NAK_ACCESS)
 		cxfw_stat_add(dev, &dev->stats.remote_access_errors, 1);
 	qp->resp.uc_drop = true;
-	resp_reset_msg(&qp->resp);
+	cxfw_resp_reset_msg(&qp->resp);
 }
 
-static void resp_rx_send(struct cxfw_dev *dev, struct cxfw_qp *qp, const struct cxfw_pkt *p,
-			 uint8_t op)
+static void cxfw_resp_rx_send(struct cxfw_dev *dev, struct cxfw_qp *qp, const struct cxfw_pkt *p,
+			      uint8_t op)
 {
 	struct cxfw_resp *r = &qp->resp;
 	unsigned int opcode = CXIB_CQE_OPCODE_RESP_SEND;
@@ -779,23 +779,23 @@ static void resp_rx_send(struct cxfw_dev *dev, struct cxfw_qp *qp, const struct 
 	uint8_t st;
 	int w;
 
-	if (op_starts(op)) {
-		w = resp_get_wqe(dev, qp);
+	if (cxfw_resp_op_starts(op)) {
+		w = cxfw_resp_get_wqe(dev, qp);
 		if (w != CXFW_WQE_OK) {
-			resp_no_wqe(dev, qp, p, w);
+			cxfw_resp_no_wqe(dev, qp, p, w);
 			return;
 		}
 		r->rcv_off = 0;
 	}
-	st = resp_scatter(dev, qp, p->payload, p->paylen);
+	st = cxfw_resp_scatter(dev, qp, p->payload, p->paylen);
 	if (st) {
-		resp_fatal(dev, qp, p, resp_scatter_nak(st), st, 0);
+		cxfw_resp_fatal(dev, qp, p, cxfw_resp_scatter_nak(st), st, 0);
 		return;
 	}
-	r->epsn = psn_add(p->psn, 1);
-	if (!op_ends(op)) {
+	r->epsn = cxfw_resp_psn_add(p->psn, 1);
+	if (!cxfw_resp_op_ends(op)) {
 		r->msg = CXFW_RESP_MSG_SEND;
-		resp_ack(dev, qp, p, p->psn);
+		cxfw_resp_ack(dev, qp, p, p->psn);
 		return;
 	}
 	r->msg = CXFW_RESP_MSG_NONE;
@@ -804,22 +804,22 @@ static void resp_rx_send(struct cxfw_dev *dev, struct cxfw_qp *qp, const struct 
 		imm = p->imm;
 	} else if (op == CXIB_BTH_OP_SEND_LAST_INV || op == CXIB_BTH_OP_SEND_ONLY_INV) {
 		if (cxfw_mkey_invalidate(dev, p->ieth_rkey, qp->pd, true)) {
-			resp_fatal(dev, qp, p, CXFW_AETH_NAK_INV,
-				   CXIB_CQE_SYND_REMOTE_INVAL_REQ_ERR,
-				   CXIB_EVENT_TYPE_WQ_INVAL_REQ_ERROR);
+			cxfw_resp_fatal(dev, qp, p, CXFW_AETH_NAK_INV,
+					CXIB_CQE_SYND_REMOTE_INVAL_REQ_ERR,
+					CXIB_EVENT_TYPE_WQ_INVAL_REQ_ERROR);
 			return;
 		}
 		opcode = CXIB_CQE_OPCODE_RESP_SEND_INV;
 		imm = p->ieth_rkey;
 	}
 	r->msn = (r->msn + 1) & CXFW_MSN_MASK;
-	resp_complete(dev, qp, p, opcode, r->rcv_off, imm, NULL);
-	if (resp_qp_state(dev, qp) != CXIB_QPC_STATE_ERR)
-		resp_ack(dev, qp, p, p->psn);
+	cxfw_resp_complete(dev, qp, p, opcode, r->rcv_off, imm, NULL);
+	if (cxfw_resp_qp_state(dev, qp) != CXIB_QPC_STATE_ERR)
+		cxfw_resp_ack(dev, qp, p, p->psn);
 }
 
-static void resp_rx_write(struct cxfw_dev *dev, struct cxfw_qp *qp, const struct cxfw_pkt *p,
-			  uint8_t op)
+static void cxfw_resp_rx_write(struct cxfw_dev *dev, struct cxfw_qp *qp, const struct cxfw_pkt *p,
+			       uint8_t op)
 {
 	struct cxfw_resp *r = &qp->resp;
 	bool imm = op == CXIB_BTH_OP_RDMA_WRITE_LAST_IMM || op == CXIB_BTH_OP_RDMA_WRITE_ONLY_IMM;
@@ -829,14 +829,14 @@ static void resp_rx_write(struct cxfw_dev *dev, struct cxfw_qp *qp, const struct
 	int w;
 
 	if (!CXIB_GET(qp->qpc, CXIB_QPC_RWE)) {
-		resp_bad(dev, qp, p, CXFW_AETH_NAK_ACCESS, CXIB_EVENT_TYPE_WQ_ACCESS_ERROR);
+		cxfw_resp_bad(dev, qp, p, CXFW_AETH_NAK_ACCESS, CXIB_EVENT_TYPE_WQ_ACCESS_ERROR);
 		return;
 	}
-	if (op_starts(op)) {
+	if (cxfw_resp_op_starts(op)) {
 		if (p->reth_len > CXFW_RETH_MAX_LEN ||
-		    (op_only(op) ? p->paylen != p->reth_len : p->reth_len <= p->paylen)) {
-			resp_bad(dev, qp, p, CXFW_AETH_NAK_INV,
-				 CXIB_EVENT_TYPE_WQ_INVAL_REQ_ERROR);
+		    (cxfw_resp_op_only(op) ? p->paylen != p->reth_len : p->reth_len <= p->paylen)) {
+			cxfw_resp_bad(dev, qp, p, CXFW_AETH_NAK_INV,
+				      CXIB_EVENT_TYPE_WQ_INVAL_REQ_ERROR);
 			return;
 		}
 		r->wr_va = p->reth_va;
@@ -845,14 +845,14 @@ static void resp_rx_write(struct cxfw_dev *dev, struct cxfw_qp *qp, const struct
 		r->wr_off = 0;
 	}
 	if ((uint64_t)r->wr_off + p->paylen > r->wr_len ||
-	    (op_ends(op) && r->wr_off + p->paylen != r->wr_len)) {
-		resp_bad(dev, qp, p, CXFW_AETH_NAK_INV, CXIB_EVENT_TYPE_WQ_INVAL_REQ_ERROR);
+	    (cxfw_resp_op_ends(op) && r->wr_off + p->paylen != r->wr_len)) {
+		cxfw_resp_bad(dev, qp, p, CXFW_AETH_NAK_INV, CXIB_EVENT_TYPE_WQ_INVAL_REQ_ERROR);
 		return;
 	}
 	if (imm) {		/* the WQE first: without one the packet is retried (RNR) */
-		w = resp_get_wqe(dev, qp);
+		w = cxfw_resp_get_wqe(dev, qp);
 		if (w != CXFW_WQE_OK) {
-			resp_no_wqe(dev, qp, p, w);
+			cxfw_resp_no_wqe(dev, qp, p, w);
 			return;
 		}
 	}
@@ -860,15 +860,15 @@ static void resp_rx_write(struct cxfw_dev *dev, struct cxfw_qp *qp, const struct
 		if (cxfw_mkey_translate(dev, r->wr_rkey, qp->pd, CXFW_ACCESS_REMOTE_WRITE,
 					r->wr_va + r->wr_off, p->paylen, sg,
 					CXFW_RESP_MAX_PIECES, &n)) {
-			resp_bad(dev, qp, p, CXFW_AETH_NAK_ACCESS,
-				 CXIB_EVENT_TYPE_WQ_ACCESS_ERROR);
+			cxfw_resp_bad(dev, qp, p, CXFW_AETH_NAK_ACCESS,
+				      CXIB_EVENT_TYPE_WQ_ACCESS_ERROR);
 			return;
 		}
 		for (k = 0; k < n; k++) {
 			if (dev->plat.dma_write(dev->plat.opaque, sg[k].addr, p->payload + done,
 						sg[k].len)) {
-				resp_bad(dev, qp, p, CXFW_AETH_NAK_ACCESS,
-					 CXIB_EVENT_TYPE_WQ_ACCESS_ERROR);
+				cxfw_resp_bad(dev, qp, p, CXFW_AETH_NAK_ACCESS,
+					      CXIB_EVENT_TYPE_WQ_ACCESS_ERROR);
 				return;
 			}
 			done += sg[k].len;
@@ -876,67 +876,68 @@ static void resp_rx_write(struct cxfw_dev *dev, struct cxfw_qp *qp, const struct
 		cxfw_stat_add(dev, &dev->stats.dma_write_bytes, p->paylen);
 	}
 	r->wr_off += p->paylen;
-	r->epsn = psn_add(p->psn, 1);
-	if (!op_ends(op)) {
+	r->epsn = cxfw_resp_psn_add(p->psn, 1);
+	if (!cxfw_resp_op_ends(op)) {
 		r->msg = CXFW_RESP_MSG_WRITE;
-		resp_ack(dev, qp, p, p->psn);
+		cxfw_resp_ack(dev, qp, p, p->psn);
 		return;
 	}
 	r->msg = CXFW_RESP_MSG_NONE;
 	r->msn = (r->msn + 1) & CXFW_MSN_MASK;
 	if (imm) {
-		resp_complete(dev, qp, p, CXIB_CQE_OPCODE_RESP_WR_IMM, r->wr_len, p->imm, NULL);
-		if (resp_qp_state(dev, qp) == CXIB_QPC_STATE_ERR)
+		cxfw_resp_complete(dev, qp, p, CXIB_CQE_OPCODE_RESP_WR_IMM, r->wr_len, p->imm,
+				   NULL);
+		if (cxfw_resp_qp_state(dev, qp) == CXIB_QPC_STATE_ERR)
 			return;
 	}
-	resp_ack(dev, qp, p, p->psn);
+	cxfw_resp_ack(dev, qp, p, p->psn);
 }
 
-static void resp_rx_read(struct cxfw_dev *dev, struct cxfw_qp *qp, const struct cxfw_pkt *p)
+static void cxfw_resp_rx_read(struct cxfw_dev *dev, struct cxfw_qp *qp, const struct cxfw_pkt *p)
 {
 	struct cxfw_resp *r = &qp->resp;
-	uint32_t mtu = resp_mtu(qp), npkts;
+	uint32_t mtu = cxfw_resp_mtu(qp), npkts;
 	struct cxfw_resp_res *res;
 
 	if (!CXIB_GET(qp->qpc, CXIB_QPC_RRE)) {
-		resp_bad(dev, qp, p, CXFW_AETH_NAK_ACCESS, CXIB_EVENT_TYPE_WQ_ACCESS_ERROR);
+		cxfw_resp_bad(dev, qp, p, CXFW_AETH_NAK_ACCESS, CXIB_EVENT_TYPE_WQ_ACCESS_ERROR);
 		return;
 	}
 	if (p->reth_len > CXFW_RETH_MAX_LEN) {
-		resp_bad(dev, qp, p, CXFW_AETH_NAK_INV, CXIB_EVENT_TYPE_WQ_INVAL_REQ_ERROR);
+		cxfw_resp_bad(dev, qp, p, CXFW_AETH_NAK_INV, CXIB_EVENT_TYPE_WQ_INVAL_REQ_ERROR);
 		return;
 	}
-	if (p->reth_len && resp_check_range(dev, qp, p->reth_rkey, CXFW_ACCESS_REMOTE_READ,
-					    p->reth_va, p->reth_len)) {
-		resp_bad(dev, qp, p, CXFW_AETH_NAK_ACCESS, CXIB_EVENT_TYPE_WQ_ACCESS_ERROR);
+	if (p->reth_len && cxfw_resp_check_range(dev, qp, p->reth_rkey, CXFW_ACCESS_REMOTE_READ,
+						 p->reth_va, p->reth_len)) {
+		cxfw_resp_bad(dev, qp, p, CXFW_AETH_NAK_ACCESS, CXIB_EVENT_TYPE_WQ_ACCESS_ERROR);
 		return;
 	}
-	res = resp_res_alloc(qp);
+	res = cxfw_resp_res_alloc(qp);
 	if (!res) {		/* more outstanding READs/atomics than log_rra_max allows */
-		resp_bad(dev, qp, p, CXFW_AETH_NAK_INV, CXIB_EVENT_TYPE_WQ_INVAL_REQ_ERROR);
+		cxfw_resp_bad(dev, qp, p, CXFW_AETH_NAK_INV, CXIB_EVENT_TYPE_WQ_INVAL_REQ_ERROR);
 		return;
 	}
 	npkts = p->reth_len ? (p->reth_len + mtu - 1) / mtu : 1;
 	res->kind = CXFW_RESP_RES_READ;
 	res->first_psn = p->psn;
-	res->last_psn = psn_add(p->psn, npkts - 1);
+	res->last_psn = cxfw_resp_psn_add(p->psn, npkts - 1);
 	res->va = res->s_va = p->reth_va;
 	res->rkey = p->reth_rkey;
 	res->len = res->s_len = p->reth_len;
 	res->s_psn = res->s_first = p->psn;
 	res->sending = true;
-	r->epsn = psn_add(p->psn, npkts);
+	r->epsn = cxfw_resp_psn_add(p->psn, npkts);
 	r->msn = (r->msn + 1) & CXFW_MSN_MASK;
-	if (resp_pump(dev, qp))
-		resp_queue(dev, qp);
+	if (cxfw_resp_pump(dev, qp))
+		cxfw_resp_queue(dev, qp);
 }
 
 /*
  * Atomics see guest memory as 8-byte values in the byte order the driver declared with
  * ACCESS_REG HOST_ENDIANNESS (mlx5_core's atomic_req_8B_endianness_mode = host); the
- * requester (sq.c) writes the returned original value in the same order.
+ * requester (req.c) writes the returned original value in the same order.
  */
-static uint64_t resp_load64(const struct cxfw_dev *dev, const uint8_t *b)
+static uint64_t cxfw_resp_load64(const struct cxfw_dev *dev, const uint8_t *b)
 {
 	bool be = dev->host_endianness == CXIB_HOST_ENDIANNESS_BIG;
 	uint64_t v = 0;
@@ -947,7 +948,7 @@ static uint64_t resp_load64(const struct cxfw_dev *dev, const uint8_t *b)
 	return v;
 }
 
-static void resp_store64(const struct cxfw_dev *dev, uint8_t *b, uint64_t v)
+static void cxfw_resp_store64(const struct cxfw_dev *dev, uint8_t *b, uint64_t v)
 {
 	bool be = dev->host_endianness == CXIB_HOST_ENDIANNESS_BIG;
 	unsigned int i;
@@ -956,8 +957,8 @@ static void resp_store64(const struct cxfw_dev *dev, uint8_t *b, uint64_t v)
 		b[be ? CXFW_ATOMIC_LEN - 1 - i : i] = (uint8_t)v;
 }
 
-static void resp_rx_atomic(struct cxfw_dev *dev, struct cxfw_qp *qp, const struct cxfw_pkt *p,
-			   uint8_t op)
+static void cxfw_resp_rx_atomic(struct cxfw_dev *dev, struct cxfw_qp *qp, const struct cxfw_pkt *p,
+				uint8_t op)
 {
 	struct cxfw_resp *r = &qp->resp;
 	struct cxfw_sg sg[1];
@@ -967,34 +968,34 @@ static void resp_rx_atomic(struct cxfw_dev *dev, struct cxfw_qp *qp, const struc
 	unsigned int n;
 
 	if (!CXIB_GET(qp->qpc, CXIB_QPC_RAE)) {
-		resp_bad(dev, qp, p, CXFW_AETH_NAK_ACCESS, CXIB_EVENT_TYPE_WQ_ACCESS_ERROR);
+		cxfw_resp_bad(dev, qp, p, CXFW_AETH_NAK_ACCESS, CXIB_EVENT_TYPE_WQ_ACCESS_ERROR);
 		return;
 	}
 	if (p->atomic_va & (CXFW_ATOMIC_LEN - 1)) {
-		resp_bad(dev, qp, p, CXFW_AETH_NAK_INV, CXIB_EVENT_TYPE_WQ_INVAL_REQ_ERROR);
+		cxfw_resp_bad(dev, qp, p, CXFW_AETH_NAK_INV, CXIB_EVENT_TYPE_WQ_INVAL_REQ_ERROR);
 		return;
 	}
 	if (cxfw_mkey_translate(dev, p->atomic_rkey, qp->pd, CXFW_ACCESS_REMOTE_ATOMIC,
 				p->atomic_va, CXFW_ATOMIC_LEN, sg, 1, &n) || n != 1 ||
 	    dev->plat.dma_read(dev->plat.opaque, sg[0].addr, b, sizeof(b))) {
-		resp_bad(dev, qp, p, CXFW_AETH_NAK_ACCESS, CXIB_EVENT_TYPE_WQ_ACCESS_ERROR);
+		cxfw_resp_bad(dev, qp, p, CXFW_AETH_NAK_ACCESS, CXIB_EVENT_TYPE_WQ_ACCESS_ERROR);
 		return;
 	}
-	res = resp_res_alloc(qp);
+	res = cxfw_resp_res_alloc(qp);
 	if (!res) {
-		resp_bad(dev, qp, p, CXFW_AETH_NAK_INV, CXIB_EVENT_TYPE_WQ_INVAL_REQ_ERROR);
+		cxfw_resp_bad(dev, qp, p, CXFW_AETH_NAK_INV, CXIB_EVENT_TYPE_WQ_INVAL_REQ_ERROR);
 		return;
 	}
-	orig = resp_load64(dev, b);
+	orig = cxfw_resp_load64(dev, b);
 	if (op == CXIB_BTH_OP_COMPARE_SWAP)
 		val = orig == p->atomic_compare ? p->atomic_swap_add : orig;
 	else
 		val = orig + p->atomic_swap_add;
 	if (val != orig) {
-		resp_store64(dev, b, val);
+		cxfw_resp_store64(dev, b, val);
 		if (dev->plat.dma_write(dev->plat.opaque, sg[0].addr, b, sizeof(b))) {
-			resp_bad(dev, qp, p, CXFW_AETH_NAK_ACCESS,
-				 CXIB_EVENT_TYPE_WQ_ACCESS_ERROR);
+			cxfw_resp_bad(dev, qp, p, CXFW_AETH_NAK_ACCESS,
+				      CXIB_EVENT_TYPE_WQ_ACCESS_ERROR);
 			return;
 		}
 	}
@@ -1004,18 +1005,18 @@ static void resp_rx_atomic(struct cxfw_dev *dev, struct cxfw_qp *qp, const struc
 	res->first_psn = res->last_psn = res->s_psn = res->s_first = p->psn;
 	res->orig = orig;
 	res->sending = true;
-	r->epsn = psn_add(p->psn, 1);
+	r->epsn = cxfw_resp_psn_add(p->psn, 1);
 	r->msn = (r->msn + 1) & CXFW_MSN_MASK;
-	if (resp_pump(dev, qp))
-		resp_queue(dev, qp);
+	if (cxfw_resp_pump(dev, qp))
+		cxfw_resp_queue(dev, qp);
 }
 
 /* RC duplicate (PSN behind ePSN, IBTA vol 1 ch. 9: duplicate requests). */
-static void resp_duplicate(struct cxfw_dev *dev, struct cxfw_qp *qp, const struct cxfw_pkt *p,
-			   uint8_t op)
+static void cxfw_resp_duplicate(struct cxfw_dev *dev, struct cxfw_qp *qp, const struct cxfw_pkt *p,
+				uint8_t op)
 {
 	struct cxfw_resp *r = &qp->resp;
-	unsigned int nres = resp_nres(qp), i;
+	unsigned int nres = cxfw_resp_nres(qp), i;
 
 	cxfw_stat_add(dev, &dev->stats.duplicate_requests, 1);
 	if (op == CXIB_BTH_OP_RDMA_READ_REQUEST || op == CXIB_BTH_OP_COMPARE_SWAP ||
@@ -1023,8 +1024,8 @@ static void resp_duplicate(struct cxfw_dev *dev, struct cxfw_qp *qp, const struc
 		for (i = 0; i < nres; i++) {
 			struct cxfw_resp_res *res = &r->res[i];
 
-			if (!res->kind || psn_cmp(p->psn, res->first_psn) < 0 ||
-			    psn_cmp(p->psn, res->last_psn) > 0)
+			if (!res->kind || cxfw_resp_psn_cmp(p->psn, res->first_psn) < 0 ||
+			    cxfw_resp_psn_cmp(p->psn, res->last_psn) > 0)
 				continue;
 			if (op == CXIB_BTH_OP_RDMA_READ_REQUEST) {
 				if (res->kind != CXFW_RESP_RES_READ || p->reth_rkey != res->rkey ||
@@ -1043,22 +1044,22 @@ static void resp_duplicate(struct cxfw_dev *dev, struct cxfw_qp *qp, const struc
 				res->s_psn = p->psn;
 			}
 			res->sending = true;
-			if (resp_pump(dev, qp))
-				resp_queue(dev, qp);
+			if (cxfw_resp_pump(dev, qp))
+				cxfw_resp_queue(dev, qp);
 			return;
 		}
 		return;		/* resource recycled: drop, the requester retries */
 	}
 	/* SEND / WRITE: never re-executed; ACK what we have (C9-105) */
 	r->ack_pending = true;
-	r->ack_psn = psn_add(r->epsn, CXIB_PSN_MASK);
-	if (p->ackreq && !resp_streaming(qp))
-		resp_pump(dev, qp);
+	r->ack_psn = cxfw_resp_psn_add(r->epsn, CXIB_PSN_MASK);
+	if (p->ackreq && !cxfw_resp_streaming(qp))
+		cxfw_resp_pump(dev, qp);
 	else
-		resp_queue(dev, qp);
+		cxfw_resp_queue(dev, qp);
 }
 
-static void resp_save_reply(struct cxfw_qp *qp, const struct cxfw_pkt *p)
+static void cxfw_resp_save_reply(struct cxfw_qp *qp, const struct cxfw_pkt *p)
 {
 	struct cxfw_resp_reply *r = &qp->resp.reply;
 
@@ -1076,13 +1077,13 @@ static void resp_save_reply(struct cxfw_qp *qp, const struct cxfw_pkt *p)
 	}
 }
 
-static void resp_rx_conn(struct cxfw_dev *dev, struct cxfw_qp *qp, const struct cxfw_pkt *p)
+static void cxfw_resp_rx_conn(struct cxfw_dev *dev, struct cxfw_qp *qp, const struct cxfw_pkt *p)
 {
 	const __be32 *pp = qp->qpc + CXIB_QPC_PRIMARY_ADDRESS_PATH_OFFSET / 4;
 	uint32_t rlid = CXIB_GET(pp, CXIB_ADS_RLID);
 	struct cxfw_resp *r = &qp->resp;
 	uint8_t op = CXIB_BTH_OP_OPERATION(p->opcode);
-	int d = psn_cmp(p->psn, r->epsn);
+	int d = cxfw_resp_psn_cmp(p->psn, r->epsn);
 
 	/* a connected QP takes requests only from its peer (IBTA vol 1 ch. 9, header checks) */
 	if (rlid && p->slid != rlid) {
@@ -1090,58 +1091,59 @@ static void resp_rx_conn(struct cxfw_dev *dev, struct cxfw_qp *qp, const struct 
 		return;
 	}
 	if (qp->st == CXIB_QPC_ST_RC) {
-		resp_save_reply(qp, p);
+		cxfw_resp_save_reply(qp, p);
 		if (d > 0) {
 			if (!r->nak_seq_sent) {
 				r->nak_seq_sent = true;
 				cxfw_stat_add(dev, &dev->stats.out_of_sequence, 1);
-				resp_send_ack(dev, qp, CXFW_AETH_NAK_SEQ, r->epsn);
+				cxfw_resp_send_ack(dev, qp, CXFW_AETH_NAK_SEQ, r->epsn);
 			}
 			return;
 		}
 		if (d < 0) {
-			resp_duplicate(dev, qp, p, op);
+			cxfw_resp_duplicate(dev, qp, p, op);
 			return;
 		}
 		r->nak_seq_sent = false;
 	} else {
 		/* UC: a gap drops the rest of the message; FIRST/ONLY resynchronise */
 		if (d != 0 || r->uc_drop) {
-			if (!op_starts(op)) {
+			if (!cxfw_resp_op_starts(op)) {
 				if (d != 0) {
 					cxfw_stat_add(dev, &dev->stats.out_of_sequence, 1);
 					r->uc_drop = true;
-					resp_reset_msg(r);
+					cxfw_resp_reset_msg(r);
 				}
-				r->epsn = psn_add(p->psn, 1);
+				r->epsn = cxfw_resp_psn_add(p->psn, 1);
 				return;
 			}
 			r->uc_drop = false;
-			resp_reset_msg(r);	/* a held WQE is reused from its start */
+			cxfw_resp_reset_msg(r);	/* a held WQE is reused from its start */
 		}
 	}
-	if (!resp_seq_ok(qp, op)) {
-		resp_bad(dev, qp, p, CXFW_AETH_NAK_INV, CXIB_EVENT_TYPE_WQ_INVAL_REQ_ERROR);
+	if (!cxfw_resp_seq_ok(qp, op)) {
+		cxfw_resp_bad(dev, qp, p, CXFW_AETH_NAK_INV, CXIB_EVENT_TYPE_WQ_INVAL_REQ_ERROR);
 		return;
 	}
-	if ((op_is_send(op) || op_is_write(op)) && !resp_len_ok(qp, op, p->paylen)) {
-		resp_bad(dev, qp, p, CXFW_AETH_NAK_INV, CXIB_EVENT_TYPE_WQ_INVAL_REQ_ERROR);
+	if ((cxfw_resp_op_is_send(op) || cxfw_resp_op_is_write(op)) &&
+	    !cxfw_resp_len_ok(qp, op, p->paylen)) {
+		cxfw_resp_bad(dev, qp, p, CXFW_AETH_NAK_INV, CXIB_EVENT_TYPE_WQ_INVAL_REQ_ERROR);
 		return;
 	}
-	if (op_is_send(op))
-		resp_rx_send(dev, qp, p, op);
-	else if (op_is_write(op))
-		resp_rx_write(dev, qp, p, op);
+	if (cxfw_resp_op_is_send(op))
+		cxfw_resp_rx_send(dev, qp, p, op);
+	else if (cxfw_resp_op_is_write(op))
+		cxfw_resp_rx_write(dev, qp, p, op);
 	else if (op == CXIB_BTH_OP_RDMA_READ_REQUEST)
-		resp_rx_read(dev, qp, p);
+		cxfw_resp_rx_read(dev, qp, p);
 	else
-		resp_rx_atomic(dev, qp, p, op);
+		cxfw_resp_rx_atomic(dev, qp, p, op);
 }
 
 /* ---- UD -------------------------------------------------------------------------------- */
 
 /* The 40-byte GRH of a received UD packet, as IBA lays it out. */
-static void resp_build_grh(const struct cxfw_pkt *p, bool imm, uint8_t grh[CXIB_GRH_LEN])
+static void cxfw_resp_build_grh(const struct cxfw_pkt *p, bool imm, uint8_t grh[CXIB_GRH_LEN])
 {
 	uint32_t pad = (CXIB_PKT_WORD - (p->paylen % CXIB_PKT_WORD)) % CXIB_PKT_WORD;
 	uint32_t paylen = CXIB_BTH_LEN + CXIB_DETH_LEN + (imm ? CXIB_IMMDT_LEN : 0) + p->paylen +
@@ -1159,7 +1161,7 @@ static void resp_build_grh(const struct cxfw_pkt *p, bool imm, uint8_t grh[CXIB_
 	memcpy(grh + CXIB_GRH_DGID_OFFSET, p->dgid, sizeof(p->dgid));
 }
 
-static void resp_rx_ud(struct cxfw_dev *dev, struct cxfw_qp *qp, const struct cxfw_pkt *p)
+static void cxfw_resp_rx_ud(struct cxfw_dev *dev, struct cxfw_qp *qp, const struct cxfw_pkt *p)
 {
 	uint8_t op = CXIB_BTH_OP_OPERATION(p->opcode), st;
 	__be32 grh[CXIB_GRH_LEN / 4];
@@ -1183,23 +1185,23 @@ static void resp_rx_ud(struct cxfw_dev *dev, struct cxfw_qp *qp, const struct cx
 		pthread_mutex_unlock(&dev->lock);
 		return;
 	}
-	w = resp_get_wqe(dev, qp);
+	w = cxfw_resp_get_wqe(dev, qp);
 	if (w == CXFW_WQE_NONE) {
 		cxfw_stat_add(dev, &dev->stats.out_of_buffer, 1);
 		return;
 	}
 	if (w == CXFW_WQE_BAD) {
-		resp_no_wqe(dev, qp, p, w);
+		cxfw_resp_no_wqe(dev, qp, p, w);
 		return;
 	}
 	qp->resp.rcv_off = 0;
 	if (p->grh)
-		resp_build_grh(p, imm, (uint8_t *)grh);
-	st = resp_scatter(dev, qp, p->grh ? (const uint8_t *)grh : NULL, CXIB_GRH_LEN);
+		cxfw_resp_build_grh(p, imm, (uint8_t *)grh);
+	st = cxfw_resp_scatter(dev, qp, p->grh ? (const uint8_t *)grh : NULL, CXIB_GRH_LEN);
 	if (!st)
-		st = resp_scatter(dev, qp, p->payload, p->paylen);
+		st = cxfw_resp_scatter(dev, qp, p->payload, p->paylen);
 	if (st) {
-		resp_fatal(dev, qp, p, 0, st, 0);
+		cxfw_resp_fatal(dev, qp, p, 0, st, 0);
 		return;
 	}
 	if (cxfw_qp_ipoib(qp)) {
@@ -1210,15 +1212,16 @@ static void resp_rx_ud(struct cxfw_dev *dev, struct cxfw_qp *qp, const struct cx
 				      &dev->stats.rx_csum_ok : &dev->stats.rx_csum_bad, 1);
 		checked = &rx;
 	}
-	resp_complete(dev, qp, p, imm ? CXIB_CQE_OPCODE_RESP_SEND_IMM : CXIB_CQE_OPCODE_RESP_SEND,
-		      qp->resp.rcv_off, p->imm, checked);
+	cxfw_resp_complete(dev, qp, p,
+			   imm ? CXIB_CQE_OPCODE_RESP_SEND_IMM : CXIB_CQE_OPCODE_RESP_SEND,
+			   qp->resp.rcv_off, p->imm, checked);
 }
 
 /* ---- engine.h entry points ---------------------------------------------------------- */
 
 void cxfw_resp_rx(struct cxfw_dev *dev, struct cxfw_qp *qp, const struct cxfw_pkt *p)
 {
-	uint8_t s = resp_qp_state(dev, qp), tr = CXIB_BTH_OP_CLASS(p->opcode);
+	uint8_t s = cxfw_resp_qp_state(dev, qp), tr = CXIB_BTH_OP_CLASS(p->opcode);
 
 	if (s != CXIB_QPC_STATE_RTR && s != CXIB_QPC_STATE_RTS && s != CXIB_QPC_STATE_SQD &&
 	    s != CXIB_QPC_STATE_SQER)
@@ -1228,17 +1231,17 @@ void cxfw_resp_rx(struct cxfw_dev *dev, struct cxfw_qp *qp, const struct cxfw_pk
 	switch (qp->st) {
 	case CXIB_QPC_ST_RC:
 		if (tr == CXIB_BTH_OP_CLASS_RC)
-			resp_rx_conn(dev, qp, p);
+			cxfw_resp_rx_conn(dev, qp, p);
 		break;
 	case CXIB_QPC_ST_UC:
 		if (tr == CXIB_BTH_OP_CLASS_UC)
-			resp_rx_conn(dev, qp, p);
+			cxfw_resp_rx_conn(dev, qp, p);
 		break;
 	case CXIB_QPC_ST_UD:
 	case CXIB_QPC_ST_QP0:
 	case CXIB_QPC_ST_QP1:
 		if (tr == CXIB_BTH_OP_CLASS_UD)
-			resp_rx_ud(dev, qp, p);
+			cxfw_resp_rx_ud(dev, qp, p);
 		break;
 	default:
 		break;
@@ -1261,16 +1264,16 @@ void cxfw_resp_process(struct cxfw_dev *dev, uint64_t now)
 		if (!qp || !qp->resp.queued)
 			continue;
 		qp->resp.queued = false;
-		if (resp_qp_state(dev, qp) == CXIB_QPC_STATE_ERR ||
-		    resp_qp_state(dev, qp) == CXIB_QPC_STATE_RST)
+		if (cxfw_resp_qp_state(dev, qp) == CXIB_QPC_STATE_ERR ||
+		    cxfw_resp_qp_state(dev, qp) == CXIB_QPC_STATE_RST)
 			continue;
-		if (resp_pump(dev, qp)) {
+		if (cxfw_resp_pump(dev, qp)) {
 			qp->resp.queued = true;
 			rd->qpns[keep++] = qpn;
 			ready += !qp->resp.blocked;
 		}
 	}
-	/* QPs queued meanwhile (by resp_fatal paths) sit after n */
+	/* QPs queued meanwhile (by cxfw_resp_fatal paths) sit after n */
 	memmove(rd->qpns + keep, rd->qpns + n, (rd->n - n) * sizeof(*rd->qpns));
 	rd->n = keep + (rd->n - n);
 	if (ready)	/* READ responses left over the budget: come back soon */
@@ -1285,11 +1288,11 @@ void cxfw_resp_qp_error(struct cxfw_dev *dev, struct cxfw_qp *qp)
 	for (i = 0; i < CXFW_RESP_MAX_RES; i++)
 		r->res[i].sending = false;
 	r->ack_pending = false;
-	resp_reset_msg(r);
-	if (!resp_is_srq(qp))
+	cxfw_resp_reset_msg(r);
+	if (!cxfw_resp_is_srq(qp))
 		return;		/* the held RQ WQE is flushed by qp.c from rq_cons */
 	if (r->have_wqe)	/* taken from the SRQ: only this QP can complete it */
-		resp_err_cqe(dev, qp, CXIB_CQE_SYND_WR_FLUSH_ERR);
+		cxfw_resp_err_cqe(dev, qp, CXIB_CQE_SYND_WR_FLUSH_ERR);
 	if (!r->last_wqe_sent) {
 		uint32_t data[7] = { 0 };
 		uint64_t eq = cxfw_eq_subscriber(dev, CXIB_EVENT_TYPE_SRQ_LAST_WQE);
