@@ -21,8 +21,6 @@
 
 #include "cxfw.h"
 #include "engine.h"
-#include "resp.h"
-#include "req.h"
 #include "wire.h"
 
 #define CXFW_NS_PER_US		1000ull
@@ -79,6 +77,7 @@
 /* qpc and srqc log_rq_stride: receive WQEs up to 512 bytes (max_wqe_sz_rq) */
 #define CXFW_MAX_LOG_RQ_STRIDE	5
 #define CXFW_MAX_RQ_WQE_BYTES	(1u << (CXIB_QPC_LOG_RQ_STRIDE_BASE + CXFW_MAX_LOG_RQ_STRIDE))
+#define CXFW_MAX_SQ_WQE_BYTES	(CXIB_MAX_WQE_BBS * CXIB_SEND_WQE_BB)	/* max_wqe_sz_sq */
 #define CXFW_QP_DB_RING		256			/* pending SQ doorbells */
 #define CXFW_QP_ERR_POLL_MAX	4096	/* QPs in ERR whose RQ doorbell record the worker reads */
 #define CXFW_QP_ERR_POLL_BUDGET	8	/* ... at most this many per cxfw_process() pass ... */
@@ -143,7 +142,9 @@ enum cxfw_hca_state {
 #define CXFW_ST_ANY		((1u << CXFW_HCA_NUM_STATES) - 1)
 
 struct cxfw_wire;
+struct cxfw_req;
 struct cxfw_req_dev;
+struct cxfw_resp;
 struct cxfw_resp_dev;
 
 /* One event queue. */
@@ -215,7 +216,7 @@ struct cxfw_cq {
 	uint32_t refs;			/* QPs / SRQs using it */
 };
 
-/* One queue pair (qp.c): context, state, and the engines' state (req.h, resp.h). */
+/* One queue pair (qp.c): context, state, and the engines' own state (req.h, resp.h). */
 struct cxfw_qp {
 	__be32 qpc[CXIB_QPC_SIZE / 4];	/* context image (state field not kept current) */
 	uint32_t qpn;
@@ -238,8 +239,8 @@ struct cxfw_qp {
 	bool sq_db_pending;		/* an SQ doorbell is waiting for the worker */
 	bool err_poll;			/* in dev->qp_err_poll: receives posted in ERR flushed */
 	uint64_t err_poll_ns;		/* when its doorbell record was last read for that */
-	struct cxfw_req req;		/* requester (req.c), worker only */
-	struct cxfw_resp resp;		/* responder (resp.c), worker only */
+	struct cxfw_req *req;		/* requester (req.c): made at CREATE_QP, worker only */
+	struct cxfw_resp *resp;		/* responder (resp.c): likewise */
 };
 
 /*
@@ -585,7 +586,6 @@ uint8_t cxfw_mkey_translate(struct cxfw_dev *dev, uint32_t key, uint32_t pd,
 			    unsigned int access, uint64_t va, uint64_t len,
 			    struct cxfw_sg *sg, unsigned int max_sg, unsigned int *nsg);
 void cxfw_mr_destroy_all(struct cxfw_dev *dev);				/* lock held */
-uint8_t cxfw_mkey_umr(struct cxfw_dev *dev, uint32_t pd, const struct cxfw_umr *u);	/* worker */
 
 /* cq.c */
 uint8_t cxfw_cmd_create_cq(struct cxfw_dev *dev, struct cxfw_cmd *cmd);

@@ -13,9 +13,10 @@
  * loopback inside one device and traffic between two devices take the same path.
  *
  * Context: all of it runs in the worker (cxfw_process() / cxfw_port_receive(), which the
- * platform never runs concurrently), never with dev->lock held around DMA.  Engine state
- * (struct cxfw_req / struct cxfw_resp inside struct cxfw_qp) is touched only by the worker.
- * Commands also run in the worker, so a QP cannot be destroyed under an engine.
+ * platform never runs concurrently), never with dev->lock held around DMA.  Per-QP engine
+ * state (struct cxfw_req in req.h, struct cxfw_resp in resp.h: only the engine includes its
+ * header) hangs off struct cxfw_qp, is made and freed with the QP and is touched only by
+ * the worker.  Commands also run in the worker, so a QP cannot be destroyed under an engine.
  */
 #ifndef CXFW_ENGINE_H
 #define CXFW_ENGINE_H
@@ -23,9 +24,12 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include <linux/types.h>
+
 struct cxfw_dev;
 struct cxfw_qp;
 struct cxfw_pkt;
+struct cxfw_srq;
 
 /* ---- qp.c ------------------------------------------------------------------------------ */
 
@@ -46,7 +50,14 @@ uint64_t cxfw_qp_wqe_addr(const struct cxfw_qp *qp, bool sq, uint32_t idx);
 
 /* The QP moved from @from to @to (CXIB_QPC_STATE_*); qp->qpc holds the new attributes. */
 void cxfw_req_modify(struct cxfw_dev *dev, struct cxfw_qp *qp, uint8_t from, uint8_t to);
+/*
+ * The requester state of a new QP (qp->req): 0, or -1 when out of memory.  Destroy frees it
+ * (NULL: nothing to do).
+ */
+int cxfw_req_create(struct cxfw_dev *dev, struct cxfw_qp *qp);
 void cxfw_req_destroy(struct cxfw_dev *dev, struct cxfw_qp *qp);
+/* QUERY_QP: the requester's next_send_psn and retry counters into @qpc, while it is active. */
+void cxfw_req_query(const struct cxfw_qp *qp, __be32 *qpc);
 /* Execute newly posted send WQEs (SQ doorbell served). */
 void cxfw_req_doorbell(struct cxfw_dev *dev, struct cxfw_qp *qp);
 /* A response packet (ACK/NAK, RDMA READ response, atomic ACK) for an RC requester. */
@@ -57,6 +68,8 @@ void cxfw_req_process(struct cxfw_dev *dev, uint64_t now);
 /* ---- resp.c (responder) ---------------------------------------------------------------- */
 
 void cxfw_resp_modify(struct cxfw_dev *dev, struct cxfw_qp *qp, uint8_t from, uint8_t to);
+/* The responder state of a new QP (qp->resp), as cxfw_req_create(). */
+int cxfw_resp_create(struct cxfw_dev *dev, struct cxfw_qp *qp);
 void cxfw_resp_destroy(struct cxfw_dev *dev, struct cxfw_qp *qp);
 /*
  * A request packet for @qp (any transport: RC, UC, UD incl. multicast copies).  wire.c has
@@ -71,6 +84,18 @@ void cxfw_resp_process(struct cxfw_dev *dev, uint64_t now);
  * to an SRQ, posts SRQ_LAST_WQE (0x13) once per entry into ERR.
  */
 void cxfw_resp_qp_error(struct cxfw_dev *dev, struct cxfw_qp *qp);
+/* Free the device-wide responder state (function reset, after every QP is gone). */
+void cxfw_resp_dev_free(struct cxfw_dev *dev);
+
+/* ---- srq.c ----------------------------------------------------------------------------- */
+
+/* Helpers for the responder (worker). */
+uint64_t cxfw_srq_wqe_addr(const struct cxfw_srq *srq, uint32_t idx);
+/* The SRQ's WQE list is broken at a WQE linking to @next: SRQ to error, SRQ_CATAS event. */
+void cxfw_srq_fail(struct cxfw_dev *dev, uint32_t srqn, struct cxfw_srq *srq, uint16_t next);
+/* Check the limit watermark after a WQE was consumed (posts SRQ_RQ_LIMIT once). */
+void cxfw_srq_consumed(struct cxfw_dev *dev, uint32_t srqn, struct cxfw_srq *srq,
+		       uint16_t posted);
 
 /* ---- mr.c ------------------------------------------------------------------------------ */
 
@@ -79,5 +104,23 @@ void cxfw_resp_qp_error(struct cxfw_dev *dev, struct cxfw_qp *qp);
  * 0 on success, else the CQE syndrome to report (CXIB_CQE_SYND_*).
  */
 uint8_t cxfw_mkey_invalidate(struct cxfw_dev *dev, uint32_t key, uint32_t pd, bool remote);
+
+/* A UMR WQE (fast registration, UMR-form LOCAL_INV) as the send engine parsed it. */
+struct cxfw_umr {
+	uint32_t key;			/* ctrl general id: the target mkey (new variant) */
+	uint8_t flags;			/* CXIB_UMR_CHECK_FREE, ... */
+	uint64_t mask;			/* CXIB_UMR_MKEY_MASK_* */
+	bool free, length64, en_rinval;
+	unsigned int access;		/* CXFW_ACCESS_* */
+	uint32_t qpn, pd;
+	uint64_t start, len;
+	uint8_t log_page_size;
+	uint64_t xlt_offset;		/* first translation entry to load */
+	uint32_t nxlt;			/* entries in @xlt */
+	const uint64_t *xlt;
+};
+
+/* Apply the UMR WQE @u posted on a QP of PD @pd (worker): 0, else the CQE syndrome. */
+uint8_t cxfw_mkey_umr(struct cxfw_dev *dev, uint32_t pd, const struct cxfw_umr *u);
 
 #endif /* CXFW_ENGINE_H */

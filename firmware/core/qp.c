@@ -47,10 +47,17 @@ static struct cxfw_qp *cxfw_qp_lookup(const struct cxfw_dev *dev, uint32_t qpn)
 	return dev->qps && qpn < CXFW_MAX_QPS ? dev->qps[qpn] : NULL;
 }
 
-static void cxfw_qp_free(struct cxfw_qp *qp)
+/*
+ * Free @qp with its engines' state (their destroy takes no lock and calls no platform
+ * callback, so this also runs under dev->lock).
+ */
+static void cxfw_qp_free(struct cxfw_dev *dev, struct cxfw_qp *qp)
 {
-	if (qp)
-		free(qp->pas);
+	if (!qp)
+		return;
+	cxfw_req_destroy(dev, qp);
+	cxfw_resp_destroy(dev, qp);
+	free(qp->pas);
 	free(qp);
 }
 
@@ -59,14 +66,8 @@ void cxfw_qp_destroy_all(struct cxfw_dev *dev)
 	unsigned int i;
 
 	if (dev->qps)
-		for (i = 0; i < CXFW_MAX_QPS; i++) {
-			if (!dev->qps[i])
-				continue;
-			/* the engines' destroy takes no lock and calls no platform callback */
-			cxfw_req_destroy(dev, dev->qps[i]);
-			cxfw_resp_destroy(dev, dev->qps[i]);
-			cxfw_qp_free(dev->qps[i]);
-		}
+		for (i = 0; i < CXFW_MAX_QPS; i++)
+			cxfw_qp_free(dev, dev->qps[i]);
 	free(dev->qps);
 	dev->qps = NULL;
 	dev->qp_db_head = dev->qp_db_count = 0;
@@ -248,6 +249,11 @@ uint8_t cxfw_cmd_create_qp(struct cxfw_dev *dev, struct cxfw_cmd *cmd)
 		free(list);
 		return cxfw_fail(cmd, CXIB_CMD_STAT_NO_RESOURCES, CXFW_SYND(CXFW_SYND_NO_RES, 0));
 	}
+	qp->pas = list;
+	if (cxfw_req_create(dev, qp) || cxfw_resp_create(dev, qp)) {
+		cxfw_qp_free(dev, qp);
+		return cxfw_fail(cmd, CXIB_CMD_STAT_NO_RESOURCES, CXFW_SYND(CXFW_SYND_NO_RES, 0));
+	}
 	memcpy(qp->qpc, qpc, sizeof(qp->qpc));
 	qp->state = CXIB_QPC_STATE_RST;
 	qp->st = (uint8_t)st_type;
@@ -256,7 +262,6 @@ uint8_t cxfw_cmd_create_qp(struct cxfw_dev *dev, struct cxfw_cmd *cmd)
 	qp->cqn_rcv = cqn_rcv;
 	qp->srqn = rq_type == CXIB_QPC_RQ_TYPE_SRQ ? srqn : 0;
 	qp->npas = npas;
-	qp->pas = list;
 	qp->uar = uar;
 	qp->dbr = dbr;
 	qp->log_pg = (uint8_t)log_pg;
@@ -274,7 +279,7 @@ uint8_t cxfw_cmd_create_qp(struct cxfw_dev *dev, struct cxfw_cmd *cmd)
 	/* PD and CQs cannot have gone meanwhile: only commands (this thread) free them */
 	if (qpn >= CXFW_MAX_QPS || qpn >= (1u << log_max_qp)) {
 		pthread_mutex_unlock(&dev->lock);
-		cxfw_qp_free(qp);
+		cxfw_qp_free(dev, qp);
 		return cxfw_fail(cmd, CXIB_CMD_STAT_NO_RESOURCES, CXFW_SYND(CXFW_SYND_NO_RES, 0));
 	}
 	qp->qpn = qpn;
@@ -343,9 +348,7 @@ uint8_t cxfw_cmd_destroy_qp(struct cxfw_dev *dev, struct cxfw_cmd *cmd)
 	if (qp->srqn && cxfw_srq_lookup(dev, qp->srqn))
 		cxfw_srq_lookup(dev, qp->srqn)->refs--;
 	pthread_mutex_unlock(&dev->lock);
-	cxfw_req_destroy(dev, qp);
-	cxfw_resp_destroy(dev, qp);
-	cxfw_qp_free(qp);
+	cxfw_qp_free(dev, qp);
 	cxfw_pages_qp_count(dev, -1);
 	return CXIB_CMD_STAT_OK;
 }
@@ -361,11 +364,7 @@ uint8_t cxfw_cmd_query_qp(struct cxfw_dev *dev, struct cxfw_cmd *cmd)
 	memcpy(qpc, qp->qpc, sizeof(qp->qpc));
 	CXIB_SET(qpc, CXIB_QPC_STATE, qp->state);
 	/* commands run in the worker: the requester's state is stable here */
-	if (qp->req.active) {
-		CXIB_SET(qpc, CXIB_QPC_NEXT_SEND_PSN, qp->req.next_psn);
-		CXIB_SET(qpc, CXIB_QPC_CUR_RETRY_COUNT, qp->req.retry_left);
-		CXIB_SET(qpc, CXIB_QPC_CUR_RNR_RETRY, qp->req.rnr_left);
-	}
+	cxfw_req_query(qp, qpc);
 	CXIB_SET(qpc, CXIB_QPC_HW_SQ_WQEBB_COUNTER, qp->sq_cons);
 	pthread_mutex_unlock(&dev->lock);
 	return CXIB_CMD_STAT_OK;

@@ -39,6 +39,7 @@
 #include <cxib/ibwire.h>
 
 #include "cxfw_priv.h"
+#include "req.h"
 
 /* Device-wide requester state: the list of QPs whose requester is active. */
 struct cxfw_req_dev {
@@ -130,8 +131,8 @@ static uint64_t cxfw_req_ack_timeout_ns(const struct cxfw_qp *qp)
 
 static void cxfw_req_reset_counters(struct cxfw_qp *qp)
 {
-	qp->req.retry_left = (uint8_t)CXIB_GET(qp->qpc, CXIB_QPC_RETRY_COUNT);
-	qp->req.rnr_left = (uint8_t)CXIB_GET(qp->qpc, CXIB_QPC_RNR_RETRY);
+	qp->req->retry_left = (uint8_t)CXIB_GET(qp->qpc, CXIB_QPC_RETRY_COUNT);
+	qp->req->rnr_left = (uint8_t)CXIB_GET(qp->qpc, CXIB_QPC_RNR_RETRY);
 }
 
 /* ---- active list ----------------------------------------------------------------------- */
@@ -140,7 +141,7 @@ static void cxfw_req_link(struct cxfw_dev *dev, struct cxfw_qp *qp)
 {
 	struct cxfw_req_dev *rd = dev->req_dev;
 
-	if (qp->req.active)
+	if (qp->req->active)
 		return;
 	if (!rd) {
 		rd = calloc(1, sizeof(*rd));
@@ -148,31 +149,31 @@ static void cxfw_req_link(struct cxfw_dev *dev, struct cxfw_qp *qp)
 			return;
 		dev->req_dev = rd;
 	}
-	qp->req.prev = NULL;
-	qp->req.next = rd->first;
+	qp->req->prev = NULL;
+	qp->req->next = rd->first;
 	if (rd->first)
-		rd->first->req.prev = qp;
+		rd->first->req->prev = qp;
 	rd->first = qp;
 	rd->n++;
-	qp->req.active = true;
+	qp->req->active = true;
 }
 
 static void cxfw_req_unlink(struct cxfw_dev *dev, struct cxfw_qp *qp)
 {
 	struct cxfw_req_dev *rd = dev->req_dev;
 
-	if (!qp->req.active || !rd)
+	if (!qp->req->active || !rd)
 		return;
 	if (rd->cursor == qp)
-		rd->cursor = qp->req.next;
-	if (qp->req.prev)
-		qp->req.prev->req.next = qp->req.next;
+		rd->cursor = qp->req->next;
+	if (qp->req->prev)
+		qp->req->prev->req->next = qp->req->next;
 	else
-		rd->first = qp->req.next;
-	if (qp->req.next)
-		qp->req.next->req.prev = qp->req.prev;
-	qp->req.prev = qp->req.next = NULL;
-	qp->req.active = false;
+		rd->first = qp->req->next;
+	if (qp->req->next)
+		qp->req->next->req->prev = qp->req->prev;
+	qp->req->prev = qp->req->next = NULL;
+	qp->req->active = false;
 	if (!--rd->n) {		/* freed with the last user: nothing to leak at destroy */
 		free(rd);
 		dev->req_dev = NULL;
@@ -183,13 +184,13 @@ static void cxfw_req_unlink(struct cxfw_dev *dev, struct cxfw_qp *qp)
 static void cxfw_req_drop(struct cxfw_dev *dev, struct cxfw_qp *qp)
 {
 	cxfw_req_unlink(dev, qp);
-	free(qp->req.win);
-	memset(&qp->req, 0, sizeof(qp->req));
+	free(qp->req->win);
+	memset(qp->req, 0, sizeof(*qp->req));
 }
 
 void cxfw_req_modify(struct cxfw_dev *dev, struct cxfw_qp *qp, uint8_t from, uint8_t to)
 {
-	struct cxfw_req *r = &qp->req;
+	struct cxfw_req *r = qp->req;
 
 	if (to == CXIB_QPC_STATE_RTS || to == CXIB_QPC_STATE_SQD) {
 		if (qp->no_sq)
@@ -225,9 +226,31 @@ void cxfw_req_modify(struct cxfw_dev *dev, struct cxfw_qp *qp, uint8_t from, uin
 	}
 }
 
+int cxfw_req_create(struct cxfw_dev *dev, struct cxfw_qp *qp)
+{
+	(void)dev;
+	qp->req = calloc(1, sizeof(*qp->req));
+	return qp->req ? 0 : -1;
+}
+
 void cxfw_req_destroy(struct cxfw_dev *dev, struct cxfw_qp *qp)
 {
+	if (!qp->req)
+		return;
 	cxfw_req_drop(dev, qp);
+	free(qp->req);
+	qp->req = NULL;
+}
+
+void cxfw_req_query(const struct cxfw_qp *qp, __be32 *qpc)
+{
+	const struct cxfw_req *r = qp->req;
+
+	if (!r->active)
+		return;
+	CXIB_SET(qpc, CXIB_QPC_NEXT_SEND_PSN, r->next_psn);
+	CXIB_SET(qpc, CXIB_QPC_CUR_RETRY_COUNT, r->retry_left);
+	CXIB_SET(qpc, CXIB_QPC_CUR_RNR_RETRY, r->rnr_left);
 }
 
 /* ---- completion ------------------------------------------------------------------------ */
@@ -245,7 +268,7 @@ static bool cxfw_req_local_synd(uint8_t synd)
  */
 static bool cxfw_req_complete(struct cxfw_dev *dev, struct cxfw_qp *qp)
 {
-	struct cxfw_req *r = &qp->req;
+	struct cxfw_req *r = qp->req;
 
 	while (r->win && r->count && cxfw_req_win(r, 0)->done) {
 		struct cxfw_req_wqe *w = cxfw_req_win(r, 0);
@@ -553,7 +576,7 @@ static uint8_t cxfw_req_parse_wqe(struct cxfw_dev *dev, struct cxfw_qp *qp, cons
 /* Read newly posted WQEs into the window.  Returns false if the QP went to ERR. */
 static bool cxfw_req_fetch(struct cxfw_dev *dev, struct cxfw_qp *qp)
 {
-	struct cxfw_req *r = &qp->req;
+	struct cxfw_req *r = qp->req;
 	uint8_t wqe[CXFW_REQ_WQE_BYTES];
 	uint32_t ring = 1u << qp->log_sq;
 	uint16_t avail;
@@ -983,10 +1006,10 @@ static uint8_t cxfw_req_send_pkt(struct cxfw_dev *dev, struct cxfw_qp *qp,
 	} else if (qp->st == CXIB_QPC_ST_RC) {
 		p.ackreq = last || w->rd_atomic || !((k + 1) % CXFW_REQ_ACKREQ_PKTS);
 	}
-	if (cxfw_req_psn_diff(p.psn, qp->req.hi_psn) < 0)
+	if (cxfw_req_psn_diff(p.psn, qp->req->hi_psn) < 0)
 		cxfw_stat_add(dev, &dev->stats.retransmits, 1);
 	else
-		qp->req.hi_psn = cxfw_req_psn_add(p.psn, 1);
+		qp->req->hi_psn = cxfw_req_psn_add(p.psn, 1);
 	cxfw_wire_send(dev, port, &p);	/* a drop is recovered like a lost packet */
 	return 0;
 }
@@ -1009,7 +1032,7 @@ static uint32_t cxfw_req_una(const struct cxfw_req *r)
 static bool cxfw_req_may_start(const struct cxfw_qp *qp, unsigned int pos,
 			       const struct cxfw_req_wqe *w)
 {
-	const struct cxfw_req *r = &qp->req;
+	const struct cxfw_req *r = qp->req;
 	/*
 	 * mlx5_ib: LOCAL_INV / REG_MR carry STRONG_ORDERING (wait for every older WQE); a
 	 * LOCAL_INV waits so whatever fm says (IBA 10.6.5.1, the local invalidate fence);
@@ -1064,7 +1087,7 @@ static uint8_t cxfw_req_check_keys(struct cxfw_dev *dev, const struct cxfw_qp *q
 static int cxfw_req_send(struct cxfw_dev *dev, struct cxfw_qp *qp, uint64_t now,
 			 unsigned int budget)
 {
-	struct cxfw_req *r = &qp->req;
+	struct cxfw_req *r = qp->req;
 	bool rc = qp->st == CXIB_QPC_ST_RC, sqd;
 	unsigned int i, sent = 0;
 
@@ -1155,9 +1178,9 @@ out:
 
 void cxfw_req_doorbell(struct cxfw_dev *dev, struct cxfw_qp *qp)
 {
-	if (!qp->req.active)
+	if (!qp->req->active)
 		return;
-	qp->req.db = true;
+	qp->req->db = true;
 	if (cxfw_req_send(dev, qp, cxfw_now(dev), CXFW_REQ_QP_BUDGET) ==
 	    (int)CXFW_REQ_QP_BUDGET)
 		dev->plat.kick(dev->plat.opaque);
@@ -1168,7 +1191,7 @@ void cxfw_req_doorbell(struct cxfw_dev *dev, struct cxfw_qp *qp)
 /* Go back N: send again from @psn (everything before it is acknowledged). */
 static void cxfw_req_go_back(struct cxfw_qp *qp, uint32_t psn)
 {
-	struct cxfw_req *r = &qp->req;
+	struct cxfw_req *r = qp->req;
 	unsigned int i;
 
 	for (i = 0; i < r->count; i++) {
@@ -1196,7 +1219,7 @@ static void cxfw_req_go_back(struct cxfw_qp *qp, uint32_t psn)
 /* Retry budget for one more go-back; false (and the head WQE failed) if exhausted. */
 static bool cxfw_req_retry(struct cxfw_dev *dev, struct cxfw_qp *qp)
 {
-	struct cxfw_req *r = &qp->req;
+	struct cxfw_req *r = qp->req;
 
 	if (!r->retry_left) {
 		struct cxfw_req_wqe *w = cxfw_req_win(r, 0);
@@ -1212,7 +1235,7 @@ static bool cxfw_req_retry(struct cxfw_dev *dev, struct cxfw_qp *qp)
 /* Forward progress: counters back to the QP's, timer restarted or stopped. */
 static void cxfw_req_progress(struct cxfw_qp *qp, uint64_t now)
 {
-	struct cxfw_req *r = &qp->req;
+	struct cxfw_req *r = qp->req;
 	uint64_t t = cxfw_req_ack_timeout_ns(qp);
 	bool unacked = false;
 	unsigned int i;
@@ -1248,7 +1271,7 @@ static uint8_t cxfw_req_nak_synd(uint8_t code)
 static void cxfw_req_nak(struct cxfw_dev *dev, struct cxfw_qp *qp, struct cxfw_req_wqe *w,
 			 uint8_t synd, uint32_t psn, uint64_t now)
 {
-	struct cxfw_req *r = &qp->req;
+	struct cxfw_req *r = qp->req;
 	int32_t d = cxfw_req_psn_diff(psn, w->first_psn);
 
 	pthread_mutex_lock(&dev->lock);
@@ -1323,7 +1346,7 @@ static bool cxfw_req_op_read_resp(uint8_t op)
 static bool cxfw_req_resp(struct cxfw_dev *dev, struct cxfw_qp *qp, struct cxfw_req_wqe *w,
 			  const struct cxfw_pkt *p, uint8_t op, uint64_t now)
 {
-	struct cxfw_req *r = &qp->req;
+	struct cxfw_req *r = qp->req;
 	int32_t e = cxfw_req_psn_diff(p->psn, cxfw_req_psn_add(w->first_psn, w->acked));
 	bool has_aeth = op != CXIB_BTH_OP_RDMA_READ_RESP_MIDDLE;
 	uint32_t mtu = cxfw_req_mtu(dev, qp);
@@ -1401,7 +1424,7 @@ static bool cxfw_req_resp(struct cxfw_dev *dev, struct cxfw_qp *qp, struct cxfw_
 
 void cxfw_req_rx(struct cxfw_dev *dev, struct cxfw_qp *qp, const struct cxfw_pkt *p)
 {
-	struct cxfw_req *r = &qp->req;
+	struct cxfw_req *r = qp->req;
 	uint8_t op = CXIB_BTH_OP_OPERATION(p->opcode);
 	uint64_t now = cxfw_now(dev);
 	bool progress = false;
@@ -1467,7 +1490,7 @@ void cxfw_req_rx(struct cxfw_dev *dev, struct cxfw_qp *qp, const struct cxfw_pkt
 /* Timers of one QP; false if it went to ERR. */
 static bool cxfw_req_timers(struct cxfw_dev *dev, struct cxfw_qp *qp, uint64_t now)
 {
-	struct cxfw_req *r = &qp->req;
+	struct cxfw_req *r = qp->req;
 
 	if (r->rnr_deadline) {
 		if (now < r->rnr_deadline)
@@ -1506,7 +1529,7 @@ void cxfw_req_process(struct cxfw_dev *dev, uint64_t now)
 	rd->cursor = NULL;
 	for (n = rd->n; qp && n; n--) {
 		/* @qp may leave the list (ERR) and the list itself may go: look ahead */
-		struct cxfw_qp *next = qp->req.next ? qp->req.next : rd->first;
+		struct cxfw_qp *next = qp->req->next ? qp->req->next : rd->first;
 		int sent = 0;
 
 		if (cxfw_req_timers(dev, qp, now))

@@ -17,6 +17,7 @@
 #include <cxib/ipoib.h>
 #include <cxib/wqe.h>
 
+#include "cxfw_priv.h"
 #include "ipoib.h"
 
 struct cxfw_qp;
@@ -28,7 +29,7 @@ struct cxfw_qp;
 #define CXFW_REQ_ACKREQ_PKTS	16	/* AckReq at least every this many packets */
 #define CXFW_REQ_QP_BUDGET	32	/* packets per QP per worker call, then kick */
 #define CXFW_REQ_CALL_BUDGET	256	/* packets per cxfw_req_process() call, all QPs */
-#define CXFW_REQ_WQE_BYTES	(CXIB_MAX_WQE_BBS * CXIB_SEND_WQE_BB)
+#define CXFW_REQ_WQE_BYTES	CXFW_MAX_SQ_WQE_BYTES
 #define CXFW_REQ_MAX_SGE	(CXFW_REQ_WQE_BYTES / CXIB_WQE_DS_SIZE)
 #define CXFW_REQ_MAX_UMR_XLT	(1u << 17)	/* translation entries one UMR may load */
 #define CXFW_REQ_LSO_MAX_PAYLOAD (1u << 18)	/* payload bytes of one LSO WQE (256 KiB) */
@@ -105,21 +106,6 @@ struct cxfw_req {
 	uint64_t ack_deadline;		/* local ACK timer, 0: off */
 	uint64_t rnr_deadline;		/* end of an RNR wait, 0: not waiting */
 	uint32_t rnr_psn;		/* PSN to resume from after the RNR wait */
-};
-
-/* A UMR WQE (fast registration, UMR-form LOCAL_INV) as the send engine parsed it. */
-struct cxfw_umr {
-	uint32_t key;			/* ctrl general id: the target mkey (new variant) */
-	uint8_t flags;			/* CXIB_UMR_CHECK_FREE, ... */
-	uint64_t mask;			/* CXIB_UMR_MKEY_MASK_* */
-	bool free, length64, en_rinval;
-	unsigned int access;		/* CXFW_ACCESS_* */
-	uint32_t qpn, pd;
-	uint64_t start, len;
-	uint8_t log_page_size;
-	uint64_t xlt_offset;		/* first translation entry to load */
-	uint32_t nxlt;			/* entries in @xlt */
-	const uint64_t *xlt;
 };
 
 #endif /* CXFW_REQ_H */

@@ -32,6 +32,8 @@
 #include <cxib/ibwire.h>
 
 #include "cxfw_priv.h"
+#include "ipoib.h"
+#include "resp.h"
 
 /* AETH syndromes the responder sends (IBTA vol 1 ch. 9, the AETH syndrome encodings). */
 #define CXFW_AETH_ACK		CXIB_AETH_ACK(CXIB_AETH_CREDIT_INVALID)
@@ -127,7 +129,7 @@ static void cxfw_resp_queue(struct cxfw_dev *dev, struct cxfw_qp *qp)
 {
 	struct cxfw_resp_dev *rd = dev->resp_dev;
 
-	if (qp->resp.queued)
+	if (qp->resp->queued)
 		return;
 	if (!rd) {
 		rd = calloc(1, sizeof(*rd));
@@ -145,12 +147,12 @@ static void cxfw_resp_queue(struct cxfw_dev *dev, struct cxfw_qp *qp)
 		rd->cap = cap;
 	}
 	rd->qpns[rd->n++] = qp->qpn;
-	qp->resp.queued = true;
+	qp->resp->queued = true;
 	/*
 	 * A packet from the cable is handled outside cxfw_process(): make sure one follows.
 	 * Responses waiting for link credits resume when the cable drains instead.
 	 */
-	if (!qp->resp.blocked)
+	if (!qp->resp->blocked)
 		dev->plat.kick(dev->plat.opaque);
 }
 
@@ -170,7 +172,7 @@ void cxfw_resp_dev_free(struct cxfw_dev *dev)
 static void cxfw_resp_pkt_init(const struct cxfw_qp *qp, struct cxfw_pkt *o, uint8_t operation,
 			       uint32_t psn)
 {
-	const struct cxfw_resp_reply *r = &qp->resp.reply;
+	const struct cxfw_resp_reply *r = &qp->resp->reply;
 
 	memset(o, 0, sizeof(*o));
 	o->opcode = (uint8_t)(CXIB_BTH_OP_CLASS_RC | operation);
@@ -196,8 +198,8 @@ static void cxfw_resp_send_ack(struct cxfw_dev *dev, struct cxfw_qp *qp, uint8_t
 
 	cxfw_resp_pkt_init(qp, &o, CXIB_BTH_OP_ACKNOWLEDGE, psn);
 	o.aeth_synd = synd;
-	o.aeth_msn = qp->resp.msn;
-	cxfw_wire_send(dev, qp->resp.reply.port, &o);
+	o.aeth_msn = qp->resp->msn;
+	cxfw_wire_send(dev, qp->resp->reply.port, &o);
 	pthread_mutex_lock(&dev->lock);
 	if (synd == CXFW_AETH_ACK) {
 		dev->stats.acks_sent++;
@@ -236,7 +238,7 @@ static void cxfw_resp_parse_sges(struct cxfw_resp *r, const uint8_t *wqe, unsign
 /* Take the next receive WQE into qp->resp (CXFW_WQE_*). */
 static int cxfw_resp_get_wqe(struct cxfw_dev *dev, struct cxfw_qp *qp)
 {
-	struct cxfw_resp *r = &qp->resp;
+	struct cxfw_resp *r = qp->resp;
 	uint8_t wqe[CXFW_MAX_RQ_WQE_BYTES];
 	unsigned int size;
 
@@ -316,7 +318,7 @@ static int cxfw_resp_get_wqe(struct cxfw_dev *dev, struct cxfw_qp *qp)
 /* The held WQE is done (its CQE was written): a regular RQ moves on. */
 static void cxfw_resp_wqe_done(struct cxfw_dev *dev, struct cxfw_qp *qp)
 {
-	struct cxfw_resp *r = &qp->resp;
+	struct cxfw_resp *r = qp->resp;
 
 	if (!r->have_wqe)
 		return;
@@ -352,7 +354,7 @@ static uint32_t cxfw_resp_pd(struct cxfw_dev *dev, const struct cxfw_qp *qp)
 static uint8_t cxfw_resp_scatter(struct cxfw_dev *dev, struct cxfw_qp *qp, const uint8_t *data,
 				 uint32_t len)
 {
-	struct cxfw_resp *r = &qp->resp;
+	struct cxfw_resp *r = qp->resp;
 	uint64_t total = 0, pos = 0, off = r->rcv_off;
 	uint32_t pd = cxfw_resp_pd(dev, qp), done = 0;
 	unsigned int i;
@@ -425,7 +427,7 @@ static void cxfw_resp_complete(struct cxfw_dev *dev, struct cxfw_qp *qp, const s
 	CXIB_SET(&cqe, CXIB_CQE_OPCODE, opcode);
 	CXIB_SET(&cqe, CXIB_CQE_BYTE_CNT, byte_cnt);
 	CXIB_SET(&cqe, CXIB_CQE_QPN, qp->qpn);
-	CXIB_SET(&cqe, CXIB_CQE_WQE_COUNTER, qp->resp.wqe_idx);
+	CXIB_SET(&cqe, CXIB_CQE_WQE_COUNTER, qp->resp->wqe_idx);
 	CXIB_SET(&cqe, CXIB_CQE_SE, p->se);
 	CXIB_SET(&cqe, CXIB_CQE_SLID, p->slid);
 	CXIB_SET(&cqe, CXIB_CQE_SL, p->sl);
@@ -454,13 +456,13 @@ static void cxfw_resp_err_cqe(struct cxfw_dev *dev, struct cxfw_qp *qp, uint8_t 
 {
 	struct cxib_cqe64 cqe;
 
-	if (!qp->resp.have_wqe)
+	if (!qp->resp->have_wqe)
 		return;
 	cxfw_resp_cqe_common(dev, qp, &cqe);
 	CXIB_SET(&cqe, CXIB_CQE_OPCODE, CXIB_CQE_OPCODE_RESP_ERR);
 	CXIB_SET(&cqe, CXIB_CQE_ERR_SYNDROME, synd);
 	CXIB_SET(&cqe, CXIB_CQE_ERR_QPN, qp->qpn);
-	CXIB_SET(&cqe, CXIB_CQE_ERR_WQE_COUNTER, qp->resp.wqe_idx);
+	CXIB_SET(&cqe, CXIB_CQE_ERR_WQE_COUNTER, qp->resp->wqe_idx);
 	cxfw_cq_post(dev, qp->cqn_rcv, &cqe);
 	if (synd != CXIB_CQE_SYND_WR_FLUSH_ERR)
 		cxfw_stat_add(dev, &dev->stats.local_errors, 1);
@@ -487,8 +489,8 @@ static void cxfw_resp_fatal(struct cxfw_dev *dev, struct cxfw_qp *qp, const stru
 		cxfw_stat_add(dev, &dev->stats.remote_access_errors, 1);
 	if (cqe_synd)
 		cxfw_resp_err_cqe(dev, qp, cqe_synd);
-	cxfw_resp_reset_msg(&qp->resp);
-	qp->resp.ack_pending = false;
+	cxfw_resp_reset_msg(qp->resp);
+	qp->resp->ack_pending = false;
 	cxfw_log(dev, CXFW_LOG_DEBUG, "cxfw: QP 0x%x responder error: NAK 0x%02x, CQE 0x%02x",
 		 qp->qpn, nak, cqe_synd);
 	cxfw_qp_error(dev, qp, event);
@@ -508,8 +510,8 @@ static void cxfw_resp_no_wqe(struct cxfw_dev *dev, struct cxfw_qp *qp, const str
 		cxfw_log(dev, CXFW_LOG_ERR, "cxfw: QP 0x%x: receive WQE unreadable or malformed",
 			 qp->qpn);
 		cxfw_resp_fatal(dev, qp, p, qp->st == CXIB_QPC_ST_RC ? CXFW_AETH_NAK_OP : 0,
-				qp->resp.have_wqe ? CXIB_CQE_SYND_LOCAL_QP_OP_ERR : 0,
-				qp->resp.have_wqe ? 0 : CXIB_EVENT_TYPE_WQ_CATAS_ERROR);
+				qp->resp->have_wqe ? CXIB_CQE_SYND_LOCAL_QP_OP_ERR : 0,
+				qp->resp->have_wqe ? 0 : CXIB_EVENT_TYPE_WQ_CATAS_ERROR);
 		return;
 	}
 	cxfw_stat_add(dev, &dev->stats.out_of_buffer, 1);
@@ -517,9 +519,9 @@ static void cxfw_resp_no_wqe(struct cxfw_dev *dev, struct cxfw_qp *qp, const str
 		cxfw_resp_send_ack(dev, qp, (uint8_t)CXIB_AETH_RNR_NAK(
 				CXIB_GET(qp->qpc, CXIB_QPC_MIN_RNR_NAK)), p->psn);
 		/* packets already in flight behind it are dropped silently until the retry */
-		qp->resp.nak_seq_sent = true;
+		qp->resp->nak_seq_sent = true;
 	} else if (qp->st == CXIB_QPC_ST_UC)
-		qp->resp.uc_drop = true;
+		qp->resp->uc_drop = true;
 }
 
 /* ---- ACKs and the resource ring ------------------------------------------------------ */
@@ -529,7 +531,7 @@ static bool cxfw_resp_streaming(const struct cxfw_qp *qp)
 	unsigned int i;
 
 	for (i = 0; i < CXFW_RESP_MAX_RES; i++)
-		if (qp->resp.res[i].sending)
+		if (qp->resp->res[i].sending)
 			return true;
 	return false;
 }
@@ -571,9 +573,9 @@ static bool cxfw_resp_send_one(struct cxfw_dev *dev, struct cxfw_qp *qp, struct 
 	if (res->kind == CXFW_RESP_RES_ATOMIC) {
 		cxfw_resp_pkt_init(qp, &o, CXIB_BTH_OP_ATOMIC_ACKNOWLEDGE, res->s_psn);
 		o.aeth_synd = CXFW_AETH_ACK;
-		o.aeth_msn = qp->resp.msn;
+		o.aeth_msn = qp->resp->msn;
 		o.atomic_orig = res->orig;
-		cxfw_wire_send(dev, qp->resp.reply.port, &o);
+		cxfw_wire_send(dev, qp->resp->reply.port, &o);
 		res->sending = false;
 		return true;
 	}
@@ -597,11 +599,11 @@ static bool cxfw_resp_send_one(struct cxfw_dev *dev, struct cxfw_qp *qp, struct 
 	cxfw_resp_pkt_init(qp, &o, op, res->s_psn);
 	if (op != CXIB_BTH_OP_RDMA_READ_RESP_MIDDLE) {
 		o.aeth_synd = CXFW_AETH_ACK;
-		o.aeth_msn = qp->resp.msn;
+		o.aeth_msn = qp->resp->msn;
 	}
 	o.payload = buf;
 	o.paylen = chunk;
-	cxfw_wire_send(dev, qp->resp.reply.port, &o);
+	cxfw_wire_send(dev, qp->resp->reply.port, &o);
 	res->s_off += chunk;
 	res->s_psn = cxfw_resp_psn_add(res->s_psn, 1);
 	if (last)
@@ -616,7 +618,7 @@ static bool cxfw_resp_send_one(struct cxfw_dev *dev, struct cxfw_qp *qp, struct 
  */
 static bool cxfw_resp_pump(struct cxfw_dev *dev, struct cxfw_qp *qp)
 {
-	struct cxfw_resp *r = &qp->resp;
+	struct cxfw_resp *r = qp->resp;
 	unsigned int budget = CXFW_RESP_BUDGET, nres = cxfw_resp_nres(qp), i;
 
 	r->blocked = false;
@@ -656,7 +658,7 @@ static bool cxfw_resp_pump(struct cxfw_dev *dev, struct cxfw_qp *qp)
 static void cxfw_resp_ack(struct cxfw_dev *dev, struct cxfw_qp *qp, const struct cxfw_pkt *p,
 			  uint32_t psn)
 {
-	struct cxfw_resp *r = &qp->resp;
+	struct cxfw_resp *r = qp->resp;
 
 	if (qp->st != CXIB_QPC_ST_RC)
 		return;
@@ -671,7 +673,7 @@ static void cxfw_resp_ack(struct cxfw_dev *dev, struct cxfw_qp *qp, const struct
 /* Take the next resource slot; NULL if the requester exceeded our resources. */
 static struct cxfw_resp_res *cxfw_resp_res_alloc(struct cxfw_qp *qp)
 {
-	struct cxfw_resp *r = &qp->resp;
+	struct cxfw_resp *r = qp->resp;
 	unsigned int nres = cxfw_resp_nres(qp);
 	struct cxfw_resp_res *res = &r->res[r->res_next % nres];
 
@@ -731,7 +733,7 @@ static bool cxfw_resp_seq_ok(const struct cxfw_qp *qp, uint8_t op)
 		   op == CXIB_BTH_OP_FETCH_ADD || op == CXIB_BTH_OP_SEND_LAST_INV ||
 		   op == CXIB_BTH_OP_SEND_ONLY_INV))
 		return false;
-	switch (qp->resp.msg) {
+	switch (qp->resp->msg) {
 	case CXFW_RESP_MSG_SEND:
 		return cxfw_resp_op_is_send(op) && !cxfw_resp_op_starts(op);
 	case CXFW_RESP_MSG_WRITE:
@@ -760,20 +762,20 @@ static void cxfw_resp_bad(struct cxfw_dev *dev, struct cxfw_qp *qp, const struct
 {
 	if (qp->st == CXIB_QPC_ST_RC) {
 		cxfw_resp_fatal(dev, qp, p, nak, nak == CXFW_AETH_NAK_ACCESS ?
-				0 : (qp->resp.have_wqe && qp->resp.msg == CXFW_RESP_MSG_SEND ?
+				0 : (qp->resp->have_wqe && qp->resp->msg == CXFW_RESP_MSG_SEND ?
 				     CXIB_CQE_SYND_REMOTE_INVAL_REQ_ERR : 0), event);
 		return;
 	}
 	if (nak == CXFW_AETH_NAK_ACCESS)
 		cxfw_stat_add(dev, &dev->stats.remote_access_errors, 1);
-	qp->resp.uc_drop = true;
-	cxfw_resp_reset_msg(&qp->resp);
+	qp->resp->uc_drop = true;
+	cxfw_resp_reset_msg(qp->resp);
 }
 
 static void cxfw_resp_rx_send(struct cxfw_dev *dev, struct cxfw_qp *qp, const struct cxfw_pkt *p,
 			      uint8_t op)
 {
-	struct cxfw_resp *r = &qp->resp;
+	struct cxfw_resp *r = qp->resp;
 	unsigned int opcode = CXIB_CQE_OPCODE_RESP_SEND;
 	uint32_t imm = 0;
 	uint8_t st;
@@ -821,7 +823,7 @@ static void cxfw_resp_rx_send(struct cxfw_dev *dev, struct cxfw_qp *qp, const st
 static void cxfw_resp_rx_write(struct cxfw_dev *dev, struct cxfw_qp *qp, const struct cxfw_pkt *p,
 			       uint8_t op)
 {
-	struct cxfw_resp *r = &qp->resp;
+	struct cxfw_resp *r = qp->resp;
 	bool imm = op == CXIB_BTH_OP_RDMA_WRITE_LAST_IMM || op == CXIB_BTH_OP_RDMA_WRITE_ONLY_IMM;
 	struct cxfw_sg sg[CXFW_RESP_MAX_PIECES];
 	unsigned int n, k;
@@ -895,7 +897,7 @@ static void cxfw_resp_rx_write(struct cxfw_dev *dev, struct cxfw_qp *qp, const s
 
 static void cxfw_resp_rx_read(struct cxfw_dev *dev, struct cxfw_qp *qp, const struct cxfw_pkt *p)
 {
-	struct cxfw_resp *r = &qp->resp;
+	struct cxfw_resp *r = qp->resp;
 	uint32_t mtu = cxfw_resp_mtu(qp), npkts;
 	struct cxfw_resp_res *res;
 
@@ -960,7 +962,7 @@ static void cxfw_resp_store64(const struct cxfw_dev *dev, uint8_t *b, uint64_t v
 static void cxfw_resp_rx_atomic(struct cxfw_dev *dev, struct cxfw_qp *qp, const struct cxfw_pkt *p,
 				uint8_t op)
 {
-	struct cxfw_resp *r = &qp->resp;
+	struct cxfw_resp *r = qp->resp;
 	struct cxfw_sg sg[1];
 	struct cxfw_resp_res *res;
 	uint8_t b[CXFW_ATOMIC_LEN];
@@ -1015,7 +1017,7 @@ static void cxfw_resp_rx_atomic(struct cxfw_dev *dev, struct cxfw_qp *qp, const 
 static void cxfw_resp_duplicate(struct cxfw_dev *dev, struct cxfw_qp *qp, const struct cxfw_pkt *p,
 				uint8_t op)
 {
-	struct cxfw_resp *r = &qp->resp;
+	struct cxfw_resp *r = qp->resp;
 	unsigned int nres = cxfw_resp_nres(qp), i;
 
 	cxfw_stat_add(dev, &dev->stats.duplicate_requests, 1);
@@ -1061,7 +1063,7 @@ static void cxfw_resp_duplicate(struct cxfw_dev *dev, struct cxfw_qp *qp, const 
 
 static void cxfw_resp_save_reply(struct cxfw_qp *qp, const struct cxfw_pkt *p)
 {
-	struct cxfw_resp_reply *r = &qp->resp.reply;
+	struct cxfw_resp_reply *r = &qp->resp->reply;
 
 	r->port = p->port;
 	r->dlid = p->slid;
@@ -1081,7 +1083,7 @@ static void cxfw_resp_rx_conn(struct cxfw_dev *dev, struct cxfw_qp *qp, const st
 {
 	const __be32 *pp = qp->qpc + CXIB_QPC_PRIMARY_ADDRESS_PATH_OFFSET / 4;
 	uint32_t rlid = CXIB_GET(pp, CXIB_ADS_RLID);
-	struct cxfw_resp *r = &qp->resp;
+	struct cxfw_resp *r = qp->resp;
 	uint8_t op = CXIB_BTH_OP_OPERATION(p->opcode);
 	int d = cxfw_resp_psn_cmp(p->psn, r->epsn);
 
@@ -1194,7 +1196,7 @@ static void cxfw_resp_rx_ud(struct cxfw_dev *dev, struct cxfw_qp *qp, const stru
 		cxfw_resp_no_wqe(dev, qp, p, w);
 		return;
 	}
-	qp->resp.rcv_off = 0;
+	qp->resp->rcv_off = 0;
 	if (p->grh)
 		cxfw_resp_build_grh(p, imm, (uint8_t *)grh);
 	st = cxfw_resp_scatter(dev, qp, p->grh ? (const uint8_t *)grh : NULL, CXIB_GRH_LEN);
@@ -1214,7 +1216,7 @@ static void cxfw_resp_rx_ud(struct cxfw_dev *dev, struct cxfw_qp *qp, const stru
 	}
 	cxfw_resp_complete(dev, qp, p,
 			   imm ? CXIB_CQE_OPCODE_RESP_SEND_IMM : CXIB_CQE_OPCODE_RESP_SEND,
-			   qp->resp.rcv_off, p->imm, checked);
+			   qp->resp->rcv_off, p->imm, checked);
 }
 
 /* ---- engine.h entry points ---------------------------------------------------------- */
@@ -1261,16 +1263,16 @@ void cxfw_resp_process(struct cxfw_dev *dev, uint64_t now)
 		uint32_t qpn = rd->qpns[i];
 		struct cxfw_qp *qp = cxfw_qp_find(dev, qpn);
 
-		if (!qp || !qp->resp.queued)
+		if (!qp || !qp->resp->queued)
 			continue;
-		qp->resp.queued = false;
+		qp->resp->queued = false;
 		if (cxfw_resp_qp_state(dev, qp) == CXIB_QPC_STATE_ERR ||
 		    cxfw_resp_qp_state(dev, qp) == CXIB_QPC_STATE_RST)
 			continue;
 		if (cxfw_resp_pump(dev, qp)) {
-			qp->resp.queued = true;
+			qp->resp->queued = true;
 			rd->qpns[keep++] = qpn;
-			ready += !qp->resp.blocked;
+			ready += !qp->resp->blocked;
 		}
 	}
 	/* QPs queued meanwhile (by cxfw_resp_fatal paths) sit after n */
@@ -1282,7 +1284,7 @@ void cxfw_resp_process(struct cxfw_dev *dev, uint64_t now)
 
 void cxfw_resp_qp_error(struct cxfw_dev *dev, struct cxfw_qp *qp)
 {
-	struct cxfw_resp *r = &qp->resp;
+	struct cxfw_resp *r = qp->resp;
 	unsigned int i;
 
 	for (i = 0; i < CXFW_RESP_MAX_RES; i++)
@@ -1310,7 +1312,7 @@ void cxfw_resp_qp_error(struct cxfw_dev *dev, struct cxfw_qp *qp)
 
 void cxfw_resp_modify(struct cxfw_dev *dev, struct cxfw_qp *qp, uint8_t from, uint8_t to)
 {
-	struct cxfw_resp *r = &qp->resp;
+	struct cxfw_resp *r = qp->resp;
 
 	if (to == CXIB_QPC_STATE_RST || (from == CXIB_QPC_STATE_RST &&
 					 to == CXIB_QPC_STATE_INIT)) {
@@ -1329,8 +1331,17 @@ void cxfw_resp_modify(struct cxfw_dev *dev, struct cxfw_qp *qp, uint8_t from, ui
 		cxfw_resp_qp_error(dev, qp);
 }
 
+int cxfw_resp_create(struct cxfw_dev *dev, struct cxfw_qp *qp)
+{
+	(void)dev;
+	qp->resp = calloc(1, sizeof(*qp->resp));
+	return qp->resp ? 0 : -1;
+}
+
+/* A stale entry of the QP in the work list is skipped: its number no longer finds it. */
 void cxfw_resp_destroy(struct cxfw_dev *dev, struct cxfw_qp *qp)
 {
 	(void)dev;
-	qp->resp.queued = false;	/* a stale entry in the work list is skipped */
+	free(qp->resp);
+	qp->resp = NULL;
 }

@@ -6,9 +6,6 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-struct cxfw_dev;
-struct cxfw_srq;
-
 #define CXFW_RESP_MAX_RES	16	/* 2^CXFW_LOG_MAX_RA_RES_QP: READ / atomic resources */
 #define CXFW_RESP_MAX_SGE	32	/* data segments of a CXFW_MAX_RQ_WQE_BYTES WQE */
 
@@ -68,16 +65,5 @@ struct cxfw_resp {
 	bool blocked;			/* READ responses wait for link credits */
 	bool last_wqe_sent;		/* SRQ: LAST_WQE_REACHED posted for this ERR */
 };
-
-/* Free the device-wide responder state (function reset, after every QP is gone). */
-void cxfw_resp_dev_free(struct cxfw_dev *dev);
-
-/* srq.c helpers for the receive engine (worker). */
-uint64_t cxfw_srq_wqe_addr(const struct cxfw_srq *srq, uint32_t idx);
-/* The SRQ's WQE list is broken at a WQE linking to @next: SRQ to error, SRQ_CATAS event. */
-void cxfw_srq_fail(struct cxfw_dev *dev, uint32_t srqn, struct cxfw_srq *srq, uint16_t next);
-/* Check the limit watermark after a WQE was consumed (posts SRQ_RQ_LIMIT once). */
-void cxfw_srq_consumed(struct cxfw_dev *dev, uint32_t srqn, struct cxfw_srq *srq,
-		       uint16_t posted);
 
 #endif /* CXFW_RESP_H */

@@ -10,6 +10,7 @@
 #include <cxib/ibwire.h>
 
 #include "cxfw_priv.h"
+#include "resp.h"
 #include "drv.h"
 
 #define RQ_QP_BUF	(DRV_CQ_OFF + 0x20000)	/* 2 pages: 1 KiB RQ, then the SQ */
@@ -568,7 +569,7 @@ TEST(rc_read_checks_rkey_and_rre)
 	p.reth_len = 1000;
 	rx(t, qpn, &p);
 	CHECK_EQ(stats(t).dma_read_bytes, 1000);
-	CHECK_EQ(cxfw_qp_find(t->dev, qpn)->resp.epsn, 4);
+	CHECK_EQ(cxfw_qp_find(t->dev, qpn)->resp->epsn, 4);
 	/* a duplicate of its tail is re-read from memory */
 	send_pkt(&p, CXIB_BTH_OP_RC_RDMA_READ_REQUEST, 2, NULL, 0, true);
 	p.reth_va = e.data + 512;
@@ -1185,7 +1186,7 @@ TEST(resp_random_requests_stay_inside_guest_buffers)
 			p.opcode = (uint8_t)((k == 2 ? CXIB_BTH_OP_CLASS_UC : k == 3 ?
 					      CXIB_BTH_OP_CLASS_UD : CXIB_BTH_OP_CLASS_RC) |
 					     (rnd(&seed) % 0x18));
-		p.psn = (cxfw_qp_find(t->dev, qpn[k])->resp.epsn + rnd(&seed) % 5 - 2) & 0xffffff;
+		p.psn = (cxfw_qp_find(t->dev, qpn[k])->resp->epsn + rnd(&seed) % 5 - 2) & 0xffffff;
 		p.ackreq = rnd(&seed) & 1;
 		p.se = rnd(&seed) & 1;
 		p.paylen = rnd(&seed) % 5 == 0 ? rnd(&seed) % sizeof(payload) :
@@ -1247,7 +1248,7 @@ TEST(rc_read_responses_are_paced_and_bounded_by_rra)
 	CHECK(stats(t).dma_read_bytes > 0);
 	cxfw_process(t->dev);
 	CHECK_EQ(stats(t).dma_read_bytes, 100 * 256);
-	CHECK_EQ(cxfw_qp_find(t->dev, qpn)->resp.epsn, 100);
+	CHECK_EQ(cxfw_qp_find(t->dev, qpn)->resp->epsn, 100);
 	/* the resource is free again: a second READ is served */
 	send_pkt(&p, CXIB_BTH_OP_RC_RDMA_READ_REQUEST, 100, NULL, 0, true);
 	p.reth_va = e.data;
