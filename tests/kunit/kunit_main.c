@@ -23,4 +23,6 @@ MODULE_PARM_DESC(init_delay_ms,
 		 "The device's init-delay-ms (QEMU cxib-pci property): how long it reports 'initializing' after a reset; 0 skips the checks that need it");
 
 MODULE_DESCRIPTION("KUnit suites of the cxib InfiniBand HCA driver");
+/* The driver functions under test, exported by cxib.ko only for KUnit (EXPORT_SYMBOL_IF_KUNIT). */
+MODULE_IMPORT_NS(EXPORTED_FOR_KUNIT_TESTING);
 MODULE_LICENSE("GPL");

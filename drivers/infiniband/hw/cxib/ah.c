@@ -44,6 +44,7 @@ VISIBLE_IF_KUNIT void cxib_ah_attr_to_av(const struct rdma_ah_attr *attr,
 		memcpy(av->rgid, grh->dgid.raw, sizeof(av->rgid));
 	}
 }
+EXPORT_SYMBOL_IF_KUNIT(cxib_ah_attr_to_av);
 
 /**
  * cxib_create_ah() - ib_device_ops.create_ah

@@ -59,6 +59,7 @@ const char *cxib_cmd_opcode_str(u16 opcode)
 {
 	return cxib_cmd_op_name(opcode) ?: "UNKNOWN";
 }
+EXPORT_SYMBOL_IF_KUNIT(cxib_cmd_opcode_str);
 
 /* Return statuses (PRM §2.5): what they mean and the errno a command fails with. */
 static const struct {
@@ -101,6 +102,7 @@ VISIBLE_IF_KUNIT int cxib_cmd_status_to_errno(u8 status)
 			return cxib_cmd_statuses[i].err;
 	return -EIO;
 }
+EXPORT_SYMBOL_IF_KUNIT(cxib_cmd_status_to_errno);
 
 /**
  * cxib_cmd_status_str() - what a return status means
@@ -117,6 +119,7 @@ VISIBLE_IF_KUNIT const char *cxib_cmd_status_str(u8 status)
 			return cxib_cmd_statuses[i].name;
 	return "unknown status";
 }
+EXPORT_SYMBOL_IF_KUNIT(cxib_cmd_status_str);
 
 /* Delivery statuses (PRM §2.3): the command did not reach the firmware's executor. */
 static const struct {
@@ -161,6 +164,7 @@ VISIBLE_IF_KUNIT u8 cxib_cmd_next_token(u8 token)
 {
 	return token == U8_MAX ? 1 : token + 1;
 }
+EXPORT_SYMBOL_IF_KUNIT(cxib_cmd_next_token);
 
 /**
  * cxib_cmd_msg_chain() - link the blocks of a mailbox chain and stamp them
@@ -181,6 +185,7 @@ VISIBLE_IF_KUNIT void cxib_cmd_msg_chain(struct cxib_cmd_msg *msg, u8 token)
 		CXIB_SET(box, CXIB_CMD_MBOX_TOKEN, token);
 	}
 }
+EXPORT_SYMBOL_IF_KUNIT(cxib_cmd_msg_chain);
 
 /**
  * cxib_cmd_mbox_sign() - fill a block's control signature and signature
@@ -200,6 +205,7 @@ VISIBLE_IF_KUNIT void cxib_cmd_mbox_sign(struct cxib_cmd_mailbox *box)
 				CXIB_CMD_MBOX_CTRL_SIG_END - CXIB_CMD_MBOX_CTRL_SIG_START));
 	CXIB_SET(box, CXIB_CMD_MBOX_SIGNATURE, (u8)~cxib_xor8(raw, CXIB_CMD_MBOX_SIG_END));
 }
+EXPORT_SYMBOL_IF_KUNIT(cxib_cmd_mbox_sign);
 
 /**
  * cxib_cmd_msg_write() - copy a command's input beyond the inline bytes into its mailboxes
@@ -222,6 +228,7 @@ VISIBLE_IF_KUNIT void cxib_cmd_msg_write(struct cxib_cmd_msg *msg, const void *i
 		left -= n;
 	}
 }
+EXPORT_SYMBOL_IF_KUNIT(cxib_cmd_msg_write);
 
 /**
  * cxib_cmd_msg_read() - copy a command's output beyond the inline bytes from its mailboxes
@@ -244,6 +251,7 @@ VISIBLE_IF_KUNIT void cxib_cmd_msg_read(const struct cxib_cmd_msg *msg, void *ou
 		left -= n;
 	}
 }
+EXPORT_SYMBOL_IF_KUNIT(cxib_cmd_msg_read);
 
 /**
  * cxib_cmd_build_entry() - build a command queue entry
@@ -275,6 +283,7 @@ VISIBLE_IF_KUNIT void cxib_cmd_build_entry(struct cxib_cmd_queue_entry *ent, con
 	CXIB_SET(ent, CXIB_CMD_ENTRY_OWNERSHIP, CXIB_CMD_OWNER_HW);
 	CXIB_SET(ent, CXIB_CMD_ENTRY_SIGNATURE, (u8)~cxib_xor8(ent, sizeof(*ent)));
 }
+EXPORT_SYMBOL_IF_KUNIT(cxib_cmd_build_entry);
 
 /* ---- Mailboxes and slots --------------------------------------------------------------- */
 
@@ -606,6 +615,7 @@ err_free_in:
 	cxib_cmd_msg_free(cmdq, &inmsg);
 	return err;
 }
+EXPORT_SYMBOL_IF_KUNIT(cxib_cmd_exec_flags);
 
 /**
  * cxib_cmd_exec() - execute one firmware command
@@ -755,6 +765,7 @@ err_free_queue:
 	dma_free_coherent(dmadev, CXIB_CMDQ_BYTES, cmdq->buf, cmdq->dma);
 	return err;
 }
+EXPORT_SYMBOL_IF_KUNIT(cxib_cmd_init);
 
 /**
  * cxib_cmd_cleanup() - free the command queue
@@ -788,3 +799,4 @@ void cxib_cmd_cleanup(struct cxib_dev *dev)
 	dma_pool_destroy(cmdq->pool);
 	dma_free_coherent(&dev->pdev->dev, CXIB_CMDQ_BYTES, cmdq->buf, cmdq->dma);
 }
+EXPORT_SYMBOL_IF_KUNIT(cxib_cmd_cleanup);

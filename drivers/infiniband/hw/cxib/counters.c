@@ -62,6 +62,7 @@ VISIBLE_IF_KUNIT const struct rdma_stat_desc cxib_q_counter_descs[] = {
 	[CXIB_QC_REQ_TRANSPORT_RETRIES_EXCEEDED] = { .name = "req_transport_retries_exceeded" },
 	[CXIB_QC_REQ_RNR_RETRIES_EXCEEDED] = { .name = "req_rnr_retries_exceeded" },
 };
+EXPORT_SYMBOL_IF_KUNIT(cxib_q_counter_descs);
 
 /* The dword of the QUERY_Q_COUNTER output each reported counter is read from. */
 VISIBLE_IF_KUNIT const u8 cxib_q_counter_dws[] = {
@@ -86,6 +87,7 @@ VISIBLE_IF_KUNIT const u8 cxib_q_counter_dws[] = {
 	[CXIB_QC_REQ_TRANSPORT_RETRIES_EXCEEDED] = CXIB_Q_COUNTER_REQ_TRANSPORT_RETRIES_EXCEEDED,
 	[CXIB_QC_REQ_RNR_RETRIES_EXCEEDED] = CXIB_Q_COUNTER_REQ_RNR_RETRIES_EXCEEDED,
 };
+EXPORT_SYMBOL_IF_KUNIT(cxib_q_counter_dws);
 
 static_assert(CXIB_QC_NUM == CXIB_NUM_Q_COUNTERS);
 static_assert(ARRAY_SIZE(cxib_q_counter_descs) == CXIB_NUM_Q_COUNTERS);

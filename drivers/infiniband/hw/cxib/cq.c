@@ -38,6 +38,7 @@ VISIBLE_IF_KUNIT bool cxib_cqe_sw_owned(const void *cqe, u32 ci, u8 log_size)
 	return CXIB_GET(cqe, CXIB_CQE_OPCODE) != CXIB_CQE_OPCODE_INVALID &&
 	       CXIB_GET(cqe, CXIB_CQE_OWNER) == ((ci >> log_size) & 1);
 }
+EXPORT_SYMBOL_IF_KUNIT(cxib_cqe_sw_owned);
 
 /**
  * cxib_cqe_syndrome_to_status() - the work completion status of an error CQE's syndrome
@@ -78,6 +79,7 @@ VISIBLE_IF_KUNIT enum ib_wc_status cxib_cqe_syndrome_to_status(u8 syndrome)
 		return IB_WC_GENERAL_ERR;
 	}
 }
+EXPORT_SYMBOL_IF_KUNIT(cxib_cqe_syndrome_to_status);
 
 /**
  * cxib_cqe_is_send() - whether a CQE completes a send-queue WQE (requester side)
@@ -91,6 +93,7 @@ VISIBLE_IF_KUNIT bool cxib_cqe_is_send(const void *cqe)
 
 	return op == CXIB_CQE_OPCODE_REQ || op == CXIB_CQE_OPCODE_REQ_ERR;
 }
+EXPORT_SYMBOL_IF_KUNIT(cxib_cqe_is_send);
 
 /* Requester: the completed WQE's opcode (sop) to the work completion's. */
 static void cxib_cqe_req_to_wc(const void *cqe, struct ib_wc *wc)
@@ -210,6 +213,7 @@ VISIBLE_IF_KUNIT void cxib_cqe_to_wc(const void *cqe, struct ib_wc *wc)
 	else
 		cxib_cqe_resp_to_wc(cqe, wc);
 }
+EXPORT_SYMBOL_IF_KUNIT(cxib_cqe_to_wc);
 
 /**
  * cxib_cq_comp_event() - a completion event named a CQ
@@ -325,6 +329,7 @@ VISIBLE_IF_KUNIT int cxib_sq_complete(struct cxib_sq *sq, u16 counter, bool err,
 		wc->opcode = ent->wc_opcode;
 	return 0;
 }
+EXPORT_SYMBOL_IF_KUNIT(cxib_sq_complete);
 
 /*
  * The QP's side of a completion: the ib_qp, the wr_id from the QP's ring (retiring the WQEs
@@ -467,6 +472,7 @@ void cxib_cq_clean_locked(struct cxib_cq *cq, u32 qpn, struct cxib_srq *srq)
 			cpu_to_be32(CXIB_FIELD_PREP(CXIB_CQ_DB_SET_CI, cq->cons_index));
 	}
 }
+EXPORT_SYMBOL_IF_KUNIT(cxib_cq_clean_locked);
 
 /**
  * cxib_poll_cq() - ib_device_ops.poll_cq: take up to @num_entries completions
@@ -521,6 +527,7 @@ int cxib_poll_cq(struct ib_cq *ibcq, int num_entries, struct ib_wc *wc)
 	spin_unlock_irqrestore(&cq->lock, flags);
 	return n;
 }
+EXPORT_SYMBOL_IF_KUNIT(cxib_poll_cq);
 
 /*
  * Write the 64-bit CQ doorbell: dword 0 (arm) at the lower address, dword 1 (CQN) above,

@@ -99,6 +99,7 @@ VISIBLE_IF_KUNIT int cxib_port_event_type(u8 sub_type)
 		return -1;
 	}
 }
+EXPORT_SYMBOL_IF_KUNIT(cxib_port_event_type);
 
 /**
  * cxib_ib_dispatch_port_event() - dispatch a port's IB event

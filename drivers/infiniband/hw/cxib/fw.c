@@ -10,6 +10,7 @@
  * an opcode.  Every function sleeps.
  */
 
+#include <kunit/visibility.h>
 #include <linux/kernel.h>
 #include <linux/slab.h>
 #include <linux/string.h>
@@ -35,6 +36,7 @@ void cxib_cmd_put_pas(void *in, size_t offset, const dma_addr_t *pas, u32 npas)
 	for (i = 0; i < npas; i++)
 		ent[i] = cpu_to_be64(pas[i]);
 }
+EXPORT_SYMBOL_IF_KUNIT(cxib_cmd_put_pas);
 
 /* Whether a command that failed with @err was answered "not supported" (status BAD_OP). */
 static bool cxib_cmd_bad_op(int err, const void *out)
@@ -59,6 +61,7 @@ int cxib_cmd_enable_hca(struct cxib_dev *dev)
 	CXIB_SET(in, CXIB_ENABLE_HCA_IN_FUNCTION_ID, 0);
 	return cxib_cmd_exec(dev, in, sizeof(in), out, sizeof(out));
 }
+EXPORT_SYMBOL_IF_KUNIT(cxib_cmd_enable_hca);
 
 /**
  * cxib_cmd_disable_hca() - DISABLE_HCA: stop the function's firmware context
@@ -75,6 +78,7 @@ int cxib_cmd_disable_hca(struct cxib_dev *dev)
 	CXIB_SET(in, CXIB_DISABLE_HCA_IN_FUNCTION_ID, 0);
 	return cxib_cmd_exec(dev, in, sizeof(in), out, sizeof(out));
 }
+EXPORT_SYMBOL_IF_KUNIT(cxib_cmd_disable_hca);
 
 /**
  * cxib_cmd_query_issi() - QUERY_ISSI: the interface step sequence IDs the firmware speaks
@@ -133,6 +137,7 @@ int cxib_cmd_init_hca(struct cxib_dev *dev)
 	cxib_cmd_hdr(in, CXIB_CMD_OP_INIT_HCA, 0);
 	return cxib_cmd_exec(dev, in, sizeof(in), out, sizeof(out));
 }
+EXPORT_SYMBOL_IF_KUNIT(cxib_cmd_init_hca);
 
 /**
  * cxib_cmd_teardown_hca() - TEARDOWN_HCA: undo INIT_HCA
@@ -174,6 +179,7 @@ int cxib_cmd_nop(struct cxib_dev *dev)
 	cxib_cmd_hdr(in, CXIB_CMD_OP_NOP, 0);
 	return cxib_cmd_exec(dev, in, sizeof(in), out, sizeof(out));
 }
+EXPORT_SYMBOL_IF_KUNIT(cxib_cmd_nop);
 #endif
 
 /* ---- Pages ------------------------------------------------------------------------------ */
@@ -201,6 +207,7 @@ int cxib_cmd_query_pages(struct cxib_dev *dev, u16 op_mod, u16 *func_id, s32 *np
 	*npages = (s32)CXIB_GET(out, CXIB_QUERY_PAGES_OUT_NUM_PAGES);
 	return 0;
 }
+EXPORT_SYMBOL_IF_KUNIT(cxib_cmd_query_pages);
 
 /**
  * cxib_cmd_give_pages() - MANAGE_PAGES (give): lend pages to the firmware
@@ -381,6 +388,7 @@ int cxib_cmd_query_hca_cap(struct cxib_dev *dev, u16 type, u16 mode, struct cxib
 	kvfree(out);
 	return err;
 }
+EXPORT_SYMBOL_IF_KUNIT(cxib_cmd_query_hca_cap);
 
 /**
  * cxib_cmd_set_hca_cap() - SET_HCA_CAP: set the writable capabilities of one type
@@ -437,6 +445,7 @@ void cxib_caps_prepare_set(struct cxib_hca_cap *set, const struct cxib_hca_cap *
 	CXIB_SET(set, CXIB_HCA_CAP_CQE_VERSION,
 		 min_t(u32, CXIB_CQE_VERSION_1, CXIB_GET(max, CXIB_HCA_CAP_CQE_VERSION)));
 }
+EXPORT_SYMBOL_IF_KUNIT(cxib_caps_prepare_set);
 
 /**
  * cxib_caps_parse() - extract what the driver uses from the general capabilities
@@ -488,6 +497,7 @@ void cxib_caps_parse(struct cxib_caps *caps, const struct cxib_hca_cap *cap)
 	caps->max_wqe_sz_rq = CXIB_GET(cap, CXIB_HCA_CAP_MAX_WQE_SZ_RQ);
 	caps->max_qp_mcg = CXIB_GET(cap, CXIB_HCA_CAP_MAX_QP_MCG);
 }
+EXPORT_SYMBOL_IF_KUNIT(cxib_caps_parse);
 
 /**
  * cxib_caps_max_eqs() - how many EQs the device supports
@@ -499,6 +509,7 @@ unsigned int cxib_caps_max_eqs(const struct cxib_caps *caps)
 {
 	return caps->max_num_eqs ?: 1u << caps->log_max_eq;
 }
+EXPORT_SYMBOL_IF_KUNIT(cxib_caps_max_eqs);
 
 /**
  * cxib_caps_pkey_table_len() - P_Key table length of a port
@@ -510,6 +521,7 @@ unsigned int cxib_caps_pkey_table_len(const struct cxib_caps *caps)
 {
 	return CXIB_CAP_PKEY_TABLE_LEN(min_t(unsigned int, caps->pkey_table_size, 8));
 }
+EXPORT_SYMBOL_IF_KUNIT(cxib_caps_pkey_table_len);
 
 /* ---- Adapter and UARs ------------------------------------------------------------------- */
 
@@ -541,6 +553,7 @@ int cxib_cmd_query_adapter(struct cxib_dev *dev, char *board_id, u32 *vendor_id)
 	kvfree(out);
 	return err;
 }
+EXPORT_SYMBOL_IF_KUNIT(cxib_cmd_query_adapter);
 
 /**
  * cxib_cmd_alloc_uar() - ALLOC_UAR: allocate a UAR page

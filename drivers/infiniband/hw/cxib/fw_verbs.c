@@ -112,6 +112,7 @@ int cxib_cmd_destroy_mkey(struct cxib_dev *dev, u32 mkey_index)
 	CXIB_SET(in, CXIB_DESTROY_MKEY_IN_MKEY_INDEX, mkey_index);
 	return cxib_cmd_exec(dev, in, sizeof(in), out, sizeof(out));
 }
+EXPORT_SYMBOL_IF_KUNIT(cxib_cmd_destroy_mkey);
 
 #if IS_ENABLED(CONFIG_KUNIT)	/* only the KUnit suites read a key's context */
 /**
@@ -135,6 +136,7 @@ int cxib_cmd_query_mkey(struct cxib_dev *dev, u32 mkey_index, struct cxib_mkc *m
 		memcpy(mkc, (void *)out + CXIB_QUERY_MKEY_OUT_MKC_OFFSET, sizeof(*mkc));
 	return err;
 }
+EXPORT_SYMBOL_IF_KUNIT(cxib_cmd_query_mkey);
 #endif
 
 /* ---- Queues: what CREATE and QUERY of a CQ, QP and SRQ share --------------------------- */
@@ -246,6 +248,7 @@ int cxib_cmd_query_cq(struct cxib_dev *dev, u32 cqn, struct cxib_cqc *cqc)
 	return cxib_cmd_query_queue(dev, in, sizeof(in), CXIB_QUERY_CQ_OUT_LEN,
 				    CXIB_QUERY_CQ_OUT_CQC_OFFSET, cqc, sizeof(*cqc));
 }
+EXPORT_SYMBOL_IF_KUNIT(cxib_cmd_query_cq);
 #endif
 
 /**
@@ -461,6 +464,7 @@ int cxib_cmd_query_srq(struct cxib_dev *dev, u32 srqn, struct cxib_srqc *srqc)
 	return cxib_cmd_query_queue(dev, in, sizeof(in), CXIB_QUERY_SRQ_OUT_LEN,
 				    CXIB_QUERY_SRQ_OUT_SRQC_OFFSET, srqc, sizeof(*srqc));
 }
+EXPORT_SYMBOL_IF_KUNIT(cxib_cmd_query_srq);
 
 /* ---- Receive memory pools: the basic SRQs of ISSI 1 ------------------------------------- */
 
@@ -529,6 +533,7 @@ VISIBLE_IF_KUNIT void cxib_rmp_build_arm(void *in, u32 rmpn, u16 lwm)
 	CXIB_SET(rmpc, CXIB_RMPC_STATE, CXIB_RMPC_STATE_RDY);
 	CXIB_SET(rmpc + CXIB_RMPC_WQ_OFFSET / 4, CXIB_WQC_LWM, lwm);
 }
+EXPORT_SYMBOL_IF_KUNIT(cxib_rmp_build_arm);
 
 /**
  * cxib_cmd_arm_rmp() - MODIFY_RMP of the lwm: arm an RMP's limit event (ISSI 1's ARM_RQ)
@@ -573,6 +578,7 @@ int cxib_cmd_query_rmp(struct cxib_dev *dev, u32 rmpn, struct cxib_rmpc *rmpc)
 	return cxib_cmd_query_queue(dev, in, sizeof(in), CXIB_QUERY_RMP_OUT_LEN,
 				    CXIB_QUERY_RMP_OUT_RMPC_OFFSET, rmpc, sizeof(*rmpc));
 }
+EXPORT_SYMBOL_IF_KUNIT(cxib_cmd_query_rmp);
 
 /* ---- Multicast groups ------------------------------------------------------------------- */
 
@@ -595,6 +601,7 @@ VISIBLE_IF_KUNIT void cxib_mcg_build_cmd(void *in, u16 opcode, u32 qpn,
 	CXIB_SET(in, CXIB_ATTACH_TO_MCG_IN_QPN, qpn);
 	memcpy(in + CXIB_ATTACH_TO_MCG_IN_MULTICAST_GID_OFFSET, gid->raw, CXIB_MGID_LEN);
 }
+EXPORT_SYMBOL_IF_KUNIT(cxib_mcg_build_cmd);
 
 static int cxib_cmd_mcg(struct cxib_dev *dev, u16 opcode, u32 qpn, const union ib_gid *gid)
 {
@@ -689,6 +696,7 @@ VISIBLE_IF_KUNIT void cxib_q_counter_values(const void *out, const u8 *dws, unsi
 	for (i = 0; i < n; i++)
 		values[i] = CXIB_GET(out, CXIB_Q_COUNTER_FIELD(dws[i]));
 }
+EXPORT_SYMBOL_IF_KUNIT(cxib_q_counter_values);
 
 /**
  * cxib_cmd_query_q_counter() - QUERY_Q_COUNTER: read a set of QP counters

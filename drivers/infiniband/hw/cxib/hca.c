@@ -12,6 +12,7 @@
  * have taken over, with the driver's own code.
  */
 
+#include <kunit/visibility.h>
 #include <linux/bits.h>
 #include <linux/slab.h>
 
@@ -192,6 +193,7 @@ err_disable_hca:
 	cxib_cmd_disable_hca(dev);
 	return err;
 }
+EXPORT_SYMBOL_IF_KUNIT(cxib_hca_init);
 
 /**
  * cxib_hca_cleanup() - tear the function's firmware down (PRM §4.2)
@@ -205,3 +207,4 @@ void cxib_hca_cleanup(struct cxib_dev *dev)
 	cxib_pages_reclaim(dev);
 	cxib_cmd_disable_hca(dev);
 }
+EXPORT_SYMBOL_IF_KUNIT(cxib_hca_cleanup);

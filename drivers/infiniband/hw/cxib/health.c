@@ -41,6 +41,7 @@ VISIBLE_IF_KUNIT const char *cxib_health_fatal_reason(u32 fw_ver, u32 cmdq_addr_
 		return "firmware requires a reset flow";
 	return NULL;
 }
+EXPORT_SYMBOL_IF_KUNIT(cxib_health_fatal_reason);
 
 /**
  * cxib_dev_fatal() - declare the device dead

@@ -7,6 +7,7 @@
  * the firmware to finish initializing.
  */
 
+#include <kunit/visibility.h>
 #include <linux/delay.h>
 #include <linux/jiffies.h>
 #include <linux/limits.h>
@@ -56,6 +57,7 @@ int cxib_iseg_check(struct cxib_dev *dev)
 
 	return 0;
 }
+EXPORT_SYMBOL_IF_KUNIT(cxib_iseg_check);
 
 /**
  * cxib_iseg_wait_ready() - wait for the firmware to finish initializing
@@ -104,6 +106,7 @@ int cxib_iseg_wait_ready(struct cxib_dev *dev, unsigned int timeout_ms)
 		msleep(CXIB_FW_INIT_POLL_MS);
 	}
 }
+EXPORT_SYMBOL_IF_KUNIT(cxib_iseg_wait_ready);
 
 /**
  * cxib_iseg_read_fw_rev() - read the firmware revision into @dev->fw_rev
@@ -118,3 +121,4 @@ void cxib_iseg_read_fw_rev(struct cxib_dev *dev)
 	dev->fw_rev.minor = CXIB_FIELD_GET(CXIB_ISEG_FW_REV_MINOR, rev);
 	dev->fw_rev.subminor = CXIB_FIELD_GET(CXIB_ISEG_FW_REV_SUBMINOR, sub);
 }
+EXPORT_SYMBOL_IF_KUNIT(cxib_iseg_read_fw_rev);

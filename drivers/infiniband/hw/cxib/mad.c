@@ -40,6 +40,7 @@ VISIBLE_IF_KUNIT void cxib_mad_build_subn_get(struct cxib_smp *smp, u16 attr_id,
 	CXIB_SET(smp, CXIB_MAD_ATTR_ID, attr_id);
 	CXIB_SET(smp, CXIB_MAD_ATTR_MOD, attr_mod);
 }
+EXPORT_SYMBOL_IF_KUNIT(cxib_mad_build_subn_get);
 
 /**
  * cxib_mad_check_response() - check the SMA's answer to a SubnGet
@@ -62,6 +63,7 @@ VISIBLE_IF_KUNIT int cxib_mad_check_response(const struct cxib_smp *smp, u16 att
 		return -EOPNOTSUPP;
 	return status == CXIB_MAD_STATUS_SUCCESS ? 0 : -EINVAL;
 }
+EXPORT_SYMBOL_IF_KUNIT(cxib_mad_check_response);
 
 /**
  * cxib_mad_query() - SubnGet one attribute from the firmware's SMA
@@ -103,6 +105,7 @@ out:
 	kfree(in);
 	return err;
 }
+EXPORT_SYMBOL_IF_KUNIT(cxib_mad_query);
 
 /* IB link speed of a port from PortInfo's LinkSpeedActive and LinkSpeedExtActive. */
 static u16 cxib_mad_active_speed(const void *pi)
@@ -163,6 +166,7 @@ void cxib_mad_port_info_to_attr(const void *pi, struct ib_port_attr *attr)
 	attr->active_width = CXIB_GET(pi, CXIB_SMP_PORT_INFO_LINK_WIDTH_ACTIVE);
 	attr->active_speed = cxib_mad_active_speed(pi);
 }
+EXPORT_SYMBOL_IF_KUNIT(cxib_mad_port_info_to_attr);
 
 /**
  * cxib_mad_pkey_from_table() - one P_Key of a P_KeyTable block
@@ -178,6 +182,7 @@ u16 cxib_mad_pkey_from_table(const void *blk, unsigned int i)
 	return i % 2 ? CXIB_GET(dw, CXIB_SMP_PKEY_TABLE_PKEY1) :
 		       CXIB_GET(dw, CXIB_SMP_PKEY_TABLE_PKEY0);
 }
+EXPORT_SYMBOL_IF_KUNIT(cxib_mad_pkey_from_table);
 
 /**
  * cxib_mad_guid_from_info() - one GUID of a GUIDInfo block
@@ -192,6 +197,7 @@ __be64 cxib_mad_guid_from_info(const void *blk, unsigned int i)
 
 	return cpu_to_be64(CXIB_GET64(guid, CXIB_SMP_GUID_INFO_GUID0));
 }
+EXPORT_SYMBOL_IF_KUNIT(cxib_mad_guid_from_info);
 
 /**
  * cxib_mad_query_node() - node identity from NodeInfo and NodeDescription
@@ -275,6 +281,7 @@ VISIBLE_IF_KUNIT enum cxib_mad_route cxib_mad_route(u8 mgmt_class, u8 method, u1
 		return CXIB_MAD_ROUTE_PASS;
 	}
 }
+EXPORT_SYMBOL_IF_KUNIT(cxib_mad_route);
 
 /**
  * cxib_mad_snoop_sm() - whether a SubnSet(PortInfo) moved a port's master SM
@@ -317,6 +324,7 @@ VISIBLE_IF_KUNIT bool cxib_mad_snoop_sm(const struct cxib_smp *req,
 	sm->sl = sl;
 	return true;
 }
+EXPORT_SYMBOL_IF_KUNIT(cxib_mad_snoop_sm);
 
 /**
  * cxib_mad_sm_init() - read where the ports' master SM is

@@ -39,6 +39,7 @@ void cxib_mkc_set_access(struct cxib_mkc *mkc, int acc)
 	CXIB_SET(mkc, CXIB_MKC_RW, !!(acc & IB_ACCESS_REMOTE_WRITE));
 	CXIB_SET(mkc, CXIB_MKC_A, !!(acc & IB_ACCESS_REMOTE_ATOMIC));
 }
+EXPORT_SYMBOL_IF_KUNIT(cxib_mkc_set_access);
 
 /**
  * cxib_mkc_set_access_mode() - the access mode of a memory key context
@@ -50,6 +51,7 @@ void cxib_mkc_set_access_mode(struct cxib_mkc *mkc, u8 mode)
 	CXIB_SET(mkc, CXIB_MKC_ACCESS_MODE_1_0, mode & 3);
 	CXIB_SET(mkc, CXIB_MKC_ACCESS_MODE_4_2, mode >> 2);
 }
+EXPORT_SYMBOL_IF_KUNIT(cxib_mkc_set_access_mode);
 
 /**
  * cxib_get_dma_mr() - ib_device_ops.get_dma_mr: a key for all of the bus address space
@@ -107,6 +109,7 @@ VISIBLE_IF_KUNIT u32 cxib_mr_pl_entries(u32 max_num_sg)
 
 	return round_up(max_t(u32, max_num_sg, 1), per_block);
 }
+EXPORT_SYMBOL_IF_KUNIT(cxib_mr_pl_entries);
 
 /**
  * cxib_mr_pl_bytes() - bytes of a translation list of @entries MTT entries
@@ -118,6 +121,7 @@ VISIBLE_IF_KUNIT size_t cxib_mr_pl_bytes(u32 entries)
 {
 	return (size_t)entries * CXIB_MTT_ENTRY_SIZE;
 }
+EXPORT_SYMBOL_IF_KUNIT(cxib_mr_pl_bytes);
 
 /**
  * cxib_mr_build_fast_reg_mkc() - the memory key context of a fast-registration MR
@@ -142,6 +146,7 @@ VISIBLE_IF_KUNIT void cxib_mr_build_fast_reg_mkc(struct cxib_mkc *mkc, u32 pdn, 
 	CXIB_SET(mkc, CXIB_MKC_TRANSLATIONS_OCTWORD_SIZE, max_pages / CXIB_MTT_PER_OCTWORD);
 	CXIB_SET(mkc, CXIB_MKC_LOG_PAGE_SIZE, PAGE_SHIFT);
 }
+EXPORT_SYMBOL_IF_KUNIT(cxib_mr_build_fast_reg_mkc);
 
 /**
  * cxib_alloc_mr() - ib_device_ops.alloc_mr: a fast-registration MR
@@ -221,6 +226,7 @@ VISIBLE_IF_KUNIT int cxib_mr_set_page(struct ib_mr *ibmr, u64 addr)
 	mr->pl[mr->npages++] = cpu_to_be64(addr);
 	return 0;
 }
+EXPORT_SYMBOL_IF_KUNIT(cxib_mr_set_page);
 
 /**
  * cxib_map_mr_sg() - ib_device_ops.map_mr_sg: the pages a fast registration will map
@@ -245,6 +251,7 @@ int cxib_map_mr_sg(struct ib_mr *ibmr, struct scatterlist *sg, int sg_nents,
 	mr->page_shift = ilog2(ibmr->page_size);
 	return ib_sg_to_pages(ibmr, sg, sg_nents, sg_offset, cxib_mr_set_page);
 }
+EXPORT_SYMBOL_IF_KUNIT(cxib_map_mr_sg);
 
 /* ---- Every kind of MR: deregistration --------------------------------------------------- */
 

@@ -14,6 +14,7 @@
  * MANAGE_PAGES commands use the command queue's reserved slot.
  */
 
+#include <kunit/visibility.h>
 #include <linux/dma-mapping.h>
 #include <linux/jiffies.h>
 #include <linux/slab.h>
@@ -346,6 +347,7 @@ u32 cxib_pages_count(struct cxib_dev *dev)
 	mutex_unlock(&dev->pages.lock);
 	return n;
 }
+EXPORT_SYMBOL_IF_KUNIT(cxib_pages_count);
 
 /**
  * cxib_pages_init() - set up page accounting and the page request worker
@@ -370,6 +372,7 @@ int cxib_pages_init(struct cxib_dev *dev)
 		return -ENOMEM;
 	return 0;
 }
+EXPORT_SYMBOL_IF_KUNIT(cxib_pages_init);
 
 /**
  * cxib_pages_cleanup() - free what page accounting holds
@@ -400,3 +403,4 @@ void cxib_pages_cleanup(struct cxib_dev *dev)
 	pages->npages = 0;
 	mutex_destroy(&pages->lock);
 }
+EXPORT_SYMBOL_IF_KUNIT(cxib_pages_cleanup);

@@ -58,6 +58,7 @@ VISIBLE_IF_KUNIT int cxib_qp_event_type(u8 event_type)
 		return -1;
 	}
 }
+EXPORT_SYMBOL_IF_KUNIT(cxib_qp_event_type);
 
 /**
  * cxib_qp_event() - the device reports an event of a QP

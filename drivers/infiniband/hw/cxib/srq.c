@@ -70,6 +70,7 @@ VISIBLE_IF_KUNIT void cxib_srq_init_free_list(struct cxib_srq *srq)
 	srq->tail = n - 1;
 	srq->wqe_ctr = 0;
 }
+EXPORT_SYMBOL_IF_KUNIT(cxib_srq_init_free_list);
 
 /**
  * cxib_srq_build_wqe() - write a receive request's scatter list into an SRQ WQE
@@ -148,6 +149,7 @@ int cxib_post_srq_recv(struct ib_srq *ibsrq, const struct ib_recv_wr *wr,
 	spin_unlock_irqrestore(&srq->lock, flags);
 	return err;
 }
+EXPORT_SYMBOL_IF_KUNIT(cxib_post_srq_recv);
 
 /**
  * cxib_srq_free_wqe() - retire the SRQ WQE a receive completion names
@@ -173,6 +175,7 @@ u64 cxib_srq_free_wqe(struct cxib_srq *srq, u16 wqe_index)
 	spin_unlock_irqrestore(&srq->lock, flags);
 	return wr_id;
 }
+EXPORT_SYMBOL_IF_KUNIT(cxib_srq_free_wqe);
 
 /* ---- Verbs ------------------------------------------------------------------------------ */
 
@@ -202,6 +205,7 @@ VISIBLE_IF_KUNIT int cxib_srq_geometry(const struct cxib_caps *caps, u32 max_wr,
 	*log_size = order_base_2(max_wr + 1);
 	return 0;
 }
+EXPORT_SYMBOL_IF_KUNIT(cxib_srq_geometry);
 
 /**
  * cxib_srq_max_sge() - the most scatter entries an SRQ WQE of the device can hold
@@ -262,6 +266,7 @@ VISIBLE_IF_KUNIT u32 cxib_srq_max_page_offset(u16 issi)
 	return issi == CXIB_ISSI_0 ? CXIB_FIELD_MAX(CXIB_SRQC_PAGE_OFFSET) :
 				     CXIB_FIELD_MAX(CXIB_WQC_PAGE_OFFSET);
 }
+EXPORT_SYMBOL_IF_KUNIT(cxib_srq_max_page_offset);
 
 /* Where @srq's ring starts in its first page: libmlx5's choice for a user SRQ, else 0. */
 static u8 cxib_srq_page_offset(const struct cxib_srq *srq)
@@ -287,6 +292,7 @@ VISIBLE_IF_KUNIT void cxib_srq_fill_srqc(const struct cxib_srq *srq, u32 pdn,
 	CXIB_SET(srqc, CXIB_SRQC_PD, pdn);
 	CXIB_SET64(srqc, CXIB_SRQC_DBR_ADDR, srq->dbr.dma);
 }
+EXPORT_SYMBOL_IF_KUNIT(cxib_srq_fill_srqc);
 
 /**
  * cxib_srq_fill_rmpc() - the context CREATE_RMP (ISSI 1) gets for an SRQ
@@ -313,6 +319,7 @@ VISIBLE_IF_KUNIT void cxib_srq_fill_rmpc(const struct cxib_srq *srq, u32 pdn,
 	CXIB_SET(wq, CXIB_WQC_LOG_WQ_PG_SZ, 0);		/* 4 KiB pieces */
 	CXIB_SET(wq, CXIB_WQC_LOG_WQ_SZ, srq->log_size);
 }
+EXPORT_SYMBOL_IF_KUNIT(cxib_srq_fill_rmpc);
 
 /* Create @srq in the device (CREATE_SRQ or CREATE_RMP): srq->srqn is its number. */
 static int cxib_srq_create_obj(struct cxib_dev *dev, struct cxib_srq *srq, u32 pdn)
@@ -558,6 +565,7 @@ VISIBLE_IF_KUNIT int cxib_srq_event_type(u8 event_type)
 		return -1;
 	}
 }
+EXPORT_SYMBOL_IF_KUNIT(cxib_srq_event_type);
 
 /**
  * cxib_srq_event() - the device reports an SRQ event

@@ -90,6 +90,7 @@ VISIBLE_IF_KUNIT int cxib_mmap_unknown_err(unsigned long pgoff)
 		return -EOPNOTSUPP;
 	}
 }
+EXPORT_SYMBOL_IF_KUNIT(cxib_mmap_unknown_err);
 
 /* Remove the mmap offsets of the context's first @n UARs (mappings keep their entries). */
 static void cxib_ucontext_remove_mmaps(struct cxib_ucontext *uctx, unsigned int n)

@@ -72,6 +72,7 @@ VISIBLE_IF_KUNIT u32 cxib_umem_fill_pas(struct ib_umem *umem, unsigned long pgsz
 	}
 	return n;
 }
+EXPORT_SYMBOL_IF_KUNIT(cxib_umem_fill_pas);
 
 /* ---- User MRs ---------------------------------------------------------------------------- */
 
@@ -125,6 +126,7 @@ VISIBLE_IF_KUNIT int cxib_mkey_create_mtt(struct cxib_dev *dev, struct cxib_mkc 
 	}
 	return err;
 }
+EXPORT_SYMBOL_IF_KUNIT(cxib_mkey_create_mtt);
 
 static int cxib_reg_user_mr_check(struct cxib_dev *dev, u64 length, u64 virt_addr,
 				  int access, struct ib_udata *udata)
@@ -339,6 +341,7 @@ int cxib_uq_buf_offset(u64 buf_addr, u32 stride, u8 *page_offset)
 	*page_offset = (buf_addr & (CXIB_ADAPTER_PAGE_SIZE - 1)) / CXIB_UQ_OFFSET_UNIT;
 	return 0;
 }
+EXPORT_SYMBOL_IF_KUNIT(cxib_uq_buf_offset);
 
 /**
  * cxib_uq_pin() - pin a user queue's buffer and doorbell record

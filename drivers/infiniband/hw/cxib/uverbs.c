@@ -96,6 +96,7 @@ VISIBLE_IF_KUNIT int cxib_uidx_check(u8 cqe_version, u32 uidx, u32 *out)
 	*out = uidx;
 	return 0;
 }
+EXPORT_SYMBOL_IF_KUNIT(cxib_uidx_check);
 
 /* ---- CQs --------------------------------------------------------------------------------- */
 
@@ -135,6 +136,7 @@ VISIBLE_IF_KUNIT int cxib_ucq_check(const struct cxib_caps *caps,
 	*bytes = (size_t)ucmd->cqe_size << *log_size;
 	return 0;
 }
+EXPORT_SYMBOL_IF_KUNIT(cxib_ucq_check);
 
 /**
  * cxib_ucq_init() - the user part of create_cq: the CQ's memory from libmlx5
@@ -285,6 +287,7 @@ VISIBLE_IF_KUNIT int cxib_uqp_check(const struct cxib_caps *caps,
 	*bytes = rq_bytes + sq_bytes;
 	return 0;
 }
+EXPORT_SYMBOL_IF_KUNIT(cxib_uqp_check);
 
 /**
  * cxib_uqp_init() - the user part of create_qp: geometry and memory from libmlx5
@@ -411,6 +414,7 @@ VISIBLE_IF_KUNIT int cxib_usrq_check(const struct mlx5_ib_create_srq *ucmd)
 		return -EINVAL;
 	return 0;
 }
+EXPORT_SYMBOL_IF_KUNIT(cxib_usrq_check);
 
 /**
  * cxib_usrq_get() - read and check libmlx5's create_srq request

@@ -207,6 +207,7 @@ VISIBLE_IF_KUNIT u32 cxib_umr_xlt_octowords(u32 npages)
 {
 	return ALIGN(npages * CXIB_PAS_ENTRY_SIZE, CXIB_MR_PL_ALIGN) / CXIB_WQE_DS_SIZE;
 }
+EXPORT_SYMBOL_IF_KUNIT(cxib_umr_xlt_octowords);
 
 /* LOCAL_INV: a UMR that sets the key free. Returns the bytes after the control segment. */
 static u32 cxib_wqe_set_local_inv(void *seg)
@@ -453,6 +454,7 @@ VISIBLE_IF_KUNIT int cxib_wqe_build_send(const struct cxib_sq_params *p,
 	info->nbb = DIV_ROUND_UP(len * CXIB_WQE_DS_SIZE, CXIB_SEND_WQE_BB);
 	return len;
 }
+EXPORT_SYMBOL_IF_KUNIT(cxib_wqe_build_send);
 
 /**
  * cxib_sq_copy_wqe() - copy a built WQE into the send ring
@@ -475,6 +477,7 @@ VISIBLE_IF_KUNIT void cxib_sq_copy_wqe(const struct cxib_frag_buf *buf, u32 sq_o
 		memcpy(cxib_frag_buf_entry(buf, base + ((idx + i) & mask), CXIB_LOG_SEND_WQE_BB),
 		       wqe + i * CXIB_SEND_WQE_BB, CXIB_SEND_WQE_BB);
 }
+EXPORT_SYMBOL_IF_KUNIT(cxib_sq_copy_wqe);
 
 /**
  * cxib_sq_bf_len() - how much of a WQE goes through BlueFlame
@@ -495,6 +498,7 @@ VISIBLE_IF_KUNIT u32 cxib_sq_bf_len(const struct cxib_caps *caps, u32 nreq, u32 
 		return nbb * CXIB_SEND_WQE_BB;
 	return CXIB_SQ_DB_SIZE;
 }
+EXPORT_SYMBOL_IF_KUNIT(cxib_sq_bf_len);
 
 /* ---- post_send ----------------------------------------------------------------------------- */
 
@@ -633,6 +637,7 @@ VISIBLE_IF_KUNIT int cxib_wqe_build_recv(void *wqe, u32 max_gs, const struct ib_
 		cxib_wqe_put_data(d, 0, CXIB_INVALID_LKEY, 0);
 	return 0;
 }
+EXPORT_SYMBOL_IF_KUNIT(cxib_wqe_build_recv);
 
 /**
  * cxib_post_recv() - ib_device_ops.post_recv
