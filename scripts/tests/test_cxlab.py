@@ -20,16 +20,10 @@ from unittest import mock
 TOP = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 
-def load_cxlab():
-    path = os.path.join(TOP, "scripts", "cxlab")
-    loader = importlib.machinery.SourceFileLoader("cxlab", path)
-    spec = importlib.util.spec_from_loader("cxlab", loader)
-    mod = importlib.util.module_from_spec(spec)
-    loader.exec_module(mod)
-    return mod
-
-
-cx = load_cxlab()
+sys.path.insert(0, os.path.join(TOP, "scripts", "lib"))
+from cxlab import build, commands, common, jobs, qemu, results, scenarios, status  # noqa: E402
+from cxlab import trace  # noqa: E402
+from cxlab.lab import Lab, SM_PRIORITY  # noqa: E402
 
 
 class FakeQEMU:
@@ -106,8 +100,8 @@ class StatusTable(unittest.TestCase):
     def rows(self, names):
         info = {"pci": "15b3:1013@0000:01:00.0", "driver": "cxib", "fw": "12.28.1002",
                 "kernel": "6.12.117+deb12-amd64"}
-        return [cx.status_row({"name": n, "addr": f"192.0.2.{i}", "boot_s": 16.1}, info,
-                              cx.read_hca(self.run, n)) for i, n in enumerate(names, 1)]
+        return [status.status_row({"name": n, "addr": f"192.0.2.{i}", "boot_s": 16.1}, info,
+                              status.read_hca(self.run, n)) for i, n in enumerate(names, 1)]
 
     def column(self, text, header):
         lines = text.splitlines()
@@ -122,34 +116,34 @@ class StatusTable(unittest.TestCase):
                   log="cxib-pci: cable up\n")  # a log line no longer decides anything
         self.qemu("node3", hca(""))
         self.qemu("node4", hca("", loopback=True))
-        text = cx.status_table(self.rows(["node1", "node2", "node3", "node4"]))
+        text = status.status_table(self.rows(["node1", "node2", "node3", "node4"]))
         self.assertEqual(self.column(text, "IB cable"), ["up", "down", "none", "loopback"])
         self.assertEqual(self.column(text, "node"), ["node1", "node2", "node3", "node4"])
         self.assertEqual(self.column(text, "boot"), ["16.1s"] * 4)
 
     def test_qmp_is_asked_for_the_properties(self):
         self.qemu("node1", hca("/run/c.sock"))
-        got = cx.read_hca(self.run, "node1")
+        got = status.read_hca(self.run, "node1")
         self.assertEqual(got, {"cable": "/run/c.sock", "loopback": False,
                                "stats": "link_up1=1 sq_doorbells=3"})
         self.assertEqual(self.servers[0].seen[0], "qmp_capabilities")
-        self.assertEqual(self.servers[0].seen[1:], ["qom-get"] * len(cx.HCA_PROPERTIES))
+        self.assertEqual(self.servers[0].seen[1:], ["qom-get"] * len(status.HCA_PROPERTIES))
 
     def test_refused_property_is_unknown(self):
         self.qemu("node1", hca(None))
-        got = cx.read_hca(self.run, "node1")
+        got = status.read_hca(self.run, "node1")
         self.assertIn("cable", got["errors"])
-        self.assertEqual(cx.cable_state(got), "?")
+        self.assertEqual(status.cable_state(got), "?")
 
     def test_no_qmp_socket_is_unknown_and_says_where(self):
         os.makedirs(os.path.join(self.run, "node1"))
-        got = cx.read_hca(self.run, "node1")
+        got = status.read_hca(self.run, "node1")
         self.assertIn(os.path.join(self.run, "node1", "qmp.sock"), got["error"])
         row = self.rows(["node1"])[0]
         self.assertEqual(row["cable"], "?")
 
     def test_link_without_counter_is_unknown(self):
-        self.assertEqual(cx.cable_state({"cable": "/c", "loopback": False, "stats": "x=1"}),
+        self.assertEqual(status.cable_state({"cable": "/c", "loopback": False, "stats": "x=1"}),
                          "?")
 
     def test_json_row_keeps_the_cable(self):
@@ -158,7 +152,7 @@ class StatusTable(unittest.TestCase):
 
     def test_qemu_command_line_has_a_qmp_socket(self):
         paths = {k: f"/x/{k}" for k in ("qemu", "kernel", "initramfs", "rootfs")}
-        cmd = cx.qemu_cmdline(paths, self.run, "node1", 1, 2, [1, 2], 3, self.run, 1024,
+        cmd = qemu.qemu_cmdline(paths, self.run, "node1", 1, 2, [1, 2], 3, self.run, 1024,
                               "6.12", netfd=5)
         i = cmd.index("-qmp")
         self.assertEqual(cmd[i + 1],
@@ -169,18 +163,18 @@ class StatusTable(unittest.TestCase):
 
     def test_strict_mode_can_be_turned_off(self):
         paths = {k: f"/x/{k}" for k in ("qemu", "kernel", "initramfs", "rootfs")}
-        cmd = cx.qemu_cmdline(paths, self.run, "node1", 1, 2, [1, 2], 3, self.run, 1024,
+        cmd = qemu.qemu_cmdline(paths, self.run, "node1", 1, 2, [1, 2], 3, self.run, 1024,
                               "6.12", netfd=5, strict=False)
         dev = next(a for a in cmd if a.startswith("cxib-pci,"))
         self.assertIn(",strict=off,", dev)
-        cmd = cx.qemu_cmdline(paths, self.run, "node1", 1, 2, [1, 2], 3, self.run, 1024,
+        cmd = qemu.qemu_cmdline(paths, self.run, "node1", 1, 2, [1, 2], 3, self.run, 1024,
                               "6.12", netfd=5, runtime_pages=2)
         self.assertIn(",runtime-pages=2,", next(a for a in cmd if a.startswith("cxib-pci,")))
 
     def test_every_node_has_a_scratch_disk_of_its_own(self):
         paths = {k: f"/x/{k}" for k in ("qemu", "kernel", "initramfs", "rootfs")}
         for node, idx in (("node1", 1), ("node2", 2)):
-            cmd = cx.qemu_cmdline(paths, self.run, node, idx, 2, [1, 2], 3, self.run, 1024,
+            cmd = qemu.qemu_cmdline(paths, self.run, node, idx, 2, [1, 2], 3, self.run, 1024,
                                   "6.12", netfd=5)
             drives = [cmd[i + 1] for i, a in enumerate(cmd) if a == "-drive"]
             self.assertEqual(drives[1], f"file={os.path.join(self.run, node)}/scratch.img,"
@@ -190,17 +184,17 @@ class StatusTable(unittest.TestCase):
     def test_only_sm_model_lets_the_device_activate_its_port(self):
         paths = {k: f"/x/{k}" for k in ("qemu", "kernel", "initramfs", "rootfs")}
         for sm, want in (("opensm", True), ("none", True), ("model", False)):
-            cmd = cx.qemu_cmdline(paths, self.run, "node2", 2, 2, [1, 2], 3, self.run, 1024,
+            cmd = qemu.qemu_cmdline(paths, self.run, "node2", 2, 2, [1, 2], 3, self.run, 1024,
                                   "6.12", netfd=5, sm=sm)
             dev = next(a for a in cmd if a.startswith("cxib-pci,"))
             self.assertEqual("auto-activate=off" in dev.split(","), want, sm)
 
     def test_port_lid_and_sm_lid_columns(self):
-        row = cx.status_row({"name": "node2", "addr": "192.0.2.2", "boot_s": 1.0},
+        row = status.status_row({"name": "node2", "addr": "192.0.2.2", "boot_s": 1.0},
                             {"pci": "15b3:1013@0000:01:00.0", "driver": "cxib", "fw": "12.28.1002",
                              "lid": "2", "smlid": "1", "port": "ACTIVE", "kernel": "6.12"},
                             hca("/run/c.sock"))
-        text = cx.status_table([row])
+        text = status.status_table([row])
         head, _, line = text.splitlines()
         cols = dict(zip([h.strip() for h in head.split("  ") if h.strip()],
                         [c.strip() for c in line.split("  ") if c.strip()]))
@@ -212,53 +206,54 @@ class SubnetManager(unittest.TestCase):
         self.tmp = tempfile.mkdtemp()
         self.addCleanup(shutil.rmtree, self.tmp)
         self.jobs = []
-        self.saved = cx.run_job
-        self.addCleanup(setattr, cx, "run_job", self.saved)
+        self.saved = Lab.run_job
+        self.addCleanup(setattr, Lab, "run_job", self.saved)
 
     def fake(self, status):
-        def run_job(st, job, script, nodes, timeout, results):
+        def run_job(lab, job, script, nodes, timeout, results_dir):
             with open(script) as f:
                 self.jobs.append((job, f.read(), [n["name"] for n in nodes]))
-            return {n["name"]: {"rc": 0 if status == "pass" else 1, "status": status,
-                                "seconds": 0.1, "output": None} for n in nodes}
-        cx.run_job = run_job
+            return {n["name"]: results.JobResult(results.Status(status),
+                                                 0 if status == "pass" else 1, 0.1)
+                    for n in nodes}
+        Lab.run_job = run_job
 
     def st(self, sm):
         return {"run": self.tmp, "sm": sm, "nodes": [{"name": "node1"}, {"name": "node2"}]}
 
     def test_opensm_runs_the_sm_job_on_every_node(self):
         self.fake("pass")
-        cx.sm_bringup(self.st("opensm"), self.tmp)
+        Lab(self.st("opensm")).sm_bringup(self.tmp)
         self.assertEqual(len(self.jobs), 1)
         job, text, nodes = self.jobs[0]
         self.assertEqual(nodes, ["node1", "node2"])
         self.assertIn("sm_ensure", text)
         self.assertIn("sm_wait_active", text)
-        self.assertIn(f"SM_PRIORITY={cx.SM_PRIORITY}", text)
+        self.assertIn(f"SM_PRIORITY={SM_PRIORITY}", text)
 
     def test_no_sm_job_without_opensm(self):
         self.fake("pass")
         for sm in ("model", "none"):
-            cx.sm_bringup(self.st(sm), self.tmp)
-        cx.sm_bringup({"run": self.tmp, "nodes": []}, self.tmp)   # an older lab
+            Lab(self.st(sm)).sm_bringup(self.tmp)
+        Lab({"run": self.tmp, "nodes": []}).sm_bringup(self.tmp)   # an older lab
         self.assertEqual(self.jobs, [])
 
     def test_a_port_that_stays_down_is_an_error_that_says_what_to_do(self):
         self.fake("FAIL")
-        with self.assertRaises(cx.LabError) as e:
-            cx.sm_bringup(self.st("opensm"), self.tmp)
+        with self.assertRaises(common.LabError) as e:
+            Lab(self.st("opensm")).sm_bringup(self.tmp)
         self.assertIn("node1, node2", str(e.exception))
         self.assertIn("--sm model", str(e.exception))
 
 class Scenarios(unittest.TestCase):
     def test_lib_is_not_listed(self):
-        names = cx.scenario_names()
+        names = scenarios.scenario_names()
         self.assertIn("smoke", names)
         self.assertNotIn("lib", names)
 
     def test_unknown_scenario_lists_only_scenarios(self):
-        with self.assertRaises(cx.LabError) as e:
-            cx.find_scenario("nosuch")
+        with self.assertRaises(common.LabError) as e:
+            scenarios.find_scenario("nosuch")
         msg = str(e.exception)
         self.assertIn("no scenario 'nosuch'", msg)
         avail = msg.split("available: ", 1)[1].split(", ")
@@ -266,14 +261,14 @@ class Scenarios(unittest.TestCase):
         self.assertNotIn("lib", avail)
 
     def test_library_by_name_is_refused(self):
-        with self.assertRaises(cx.LabError) as e:
-            cx.find_scenario("lib")
+        with self.assertRaises(common.LabError) as e:
+            scenarios.find_scenario("lib")
         self.assertIn("not a scenario", str(e.exception))
 
     def test_scenario_by_name_and_with_sh(self):
         want = os.path.join(TOP, "tests", "e2e", "smoke.sh")
-        self.assertEqual(cx.find_scenario("smoke"), want)
-        self.assertEqual(cx.find_scenario("smoke.sh"), want)
+        self.assertEqual(scenarios.find_scenario("smoke"), want)
+        self.assertEqual(scenarios.find_scenario("smoke.sh"), want)
 
     def test_a_directory_of_scenarios(self):
         d = tempfile.mkdtemp()
@@ -282,20 +277,20 @@ class Scenarios(unittest.TestCase):
                            ("notes.txt", "#!/bin/bash\n")):
             with open(os.path.join(d, name), "w") as f:
                 f.write(text)
-        self.assertEqual(cx.scenario_names(d), ["a"])
+        self.assertEqual(scenarios.scenario_names(d), ["a"])
 
 
 class Script(unittest.TestCase):
     def test_standard_input(self):
         import io
-        self.assertEqual(cx.read_script("-", io.BytesIO(b"echo hi\n")), b"echo hi\n")
+        self.assertEqual(commands.read_script("-", io.BytesIO(b"echo hi\n")), b"echo hi\n")
 
     def test_pipe_as_dev_fd(self):
         r, w = os.pipe()
         os.write(w, b"#!/bin/bash\nuname -r\n")
         os.close(w)
         try:
-            self.assertEqual(cx.read_script(f"/dev/fd/{r}"), b"#!/bin/bash\nuname -r\n")
+            self.assertEqual(commands.read_script(f"/dev/fd/{r}"), b"#!/bin/bash\nuname -r\n")
         finally:
             os.close(r)
 
@@ -303,18 +298,18 @@ class Script(unittest.TestCase):
         with tempfile.NamedTemporaryFile("wb", suffix=".sh") as f:
             f.write(b"true\n")
             f.flush()
-            self.assertEqual(cx.read_script(f.name), b"true\n")
+            self.assertEqual(commands.read_script(f.name), b"true\n")
 
     def test_empty_and_missing_say_what_to_do(self):
         import io
-        with self.assertRaises(cx.LabError) as e:
-            cx.read_script("-", io.BytesIO(b" \n"))
+        with self.assertRaises(common.LabError) as e:
+            commands.read_script("-", io.BytesIO(b" \n"))
         self.assertIn("empty", str(e.exception))
-        with self.assertRaises(cx.LabError) as e:
-            cx.read_script("/nonexistent/x.sh")
+        with self.assertRaises(common.LabError) as e:
+            commands.read_script("/nonexistent/x.sh")
         self.assertIn("- to read it from standard input", str(e.exception))
-        with self.assertRaises(cx.LabError) as e:
-            cx.read_script(tempfile.gettempdir())
+        with self.assertRaises(common.LabError) as e:
+            commands.read_script(tempfile.gettempdir())
         self.assertIn("is a directory", str(e.exception))
 
     def test_run_takes_the_script_from_standard_input(self):
@@ -326,21 +321,21 @@ class Script(unittest.TestCase):
         st = {"run": tmp, "kver": "6.12", "nodes": [{"name": "node1", "addr": "192.0.2.1"}]}
         ran = []
 
-        def run_job(st, job, script, nodes, timeout, results):
+        def run_job(lab, job, script, nodes, timeout, results_dir):
             with open(script, "rb") as f:
                 ran.append((job, f.read()))
-            return {"node1": {"rc": 0, "status": "pass", "seconds": 0.1, "output": None}}
-        saved = (cx.load_state, cx.run_job, cx.new_results_dir, sys.stdin)
-        cx.load_state, cx.run_job = (lambda: st), run_job
-        cx.new_results_dir = lambda args, what: tmp
+            return {"node1": results.JobResult(results.Status.PASS, 0, 0.1)}
+        saved = (Lab.load, Lab.run_job, commands.new_results_dir, sys.stdin)
+        Lab.load, Lab.run_job = (lambda: Lab(st)), run_job
+        commands.new_results_dir = lambda args, what: tmp
         sys.stdin = io.TextIOWrapper(io.BytesIO(b"#!/bin/bash\necho from-stdin\n"))
         try:
             args = argparse.Namespace(scenarios=[], script="-", timeout=None, node=None,
                                       nodes=None, verbose=False, json=None, results=None)
             with contextlib.redirect_stdout(io.StringIO()):
-                rc = cx.cmd_run(args)
+                rc = commands.cmd_run(args)
         finally:
-            cx.load_state, cx.run_job, cx.new_results_dir, sys.stdin = saved
+            Lab.load, Lab.run_job, commands.new_results_dir, sys.stdin = saved
         self.assertEqual(rc, 0)
         self.assertEqual(len(ran), 1)
         self.assertTrue(ran[0][0].startswith("script-"))
@@ -377,24 +372,24 @@ class ModuleIndex(unittest.TestCase):
         import io
         moddir, mods, cache = self.tree()
         with contextlib.redirect_stdout(io.StringIO()):
-            out = cx.module_index("9.9.9-test", mods, moddir=moddir, cache=cache)
+            out = build.module_index("9.9.9-test", mods, moddir=moddir, cache=cache)
         with open(os.path.join(out, "modules.dep")) as f:
             dep = f.read()
         self.assertIn("updates/cxlab/ours.ko:", dep)
         self.assertIn("kernel/lib/", dep)
         self.assertTrue(os.path.isfile(os.path.join(out, "modules.dep.bin")))
         self.assertFalse(os.path.exists(os.path.join(out, "modules.order")))
-        saved = cx.subprocess.run
-        cx.subprocess.run = None  # a second call must not run depmod
+        saved = build.subprocess.run
+        build.subprocess.run = None  # a second call must not run depmod
         try:
-            self.assertEqual(cx.module_index("9.9.9-test", mods, moddir=moddir, cache=cache),
+            self.assertEqual(build.module_index("9.9.9-test", mods, moddir=moddir, cache=cache),
                              out)
         finally:
-            cx.subprocess.run = saved
+            build.subprocess.run = saved
         with open(mods["ours.ko"], "ab") as f:
             f.write(b"\0")  # another build of the module: another index
         with contextlib.redirect_stdout(io.StringIO()):
-            self.assertNotEqual(cx.module_index("9.9.9-test", mods, moddir=moddir,
+            self.assertNotEqual(build.module_index("9.9.9-test", mods, moddir=moddir,
                                                 cache=cache), out)
 
     def test_missing_kernel_modules_say_what_to_install(self):
@@ -403,8 +398,8 @@ class ModuleIndex(unittest.TestCase):
         ko = os.path.join(tmp, "cxib.ko")
         with open(ko, "wb") as f:
             f.write(b"x")
-        with self.assertRaises(cx.LabError) as e:
-            cx.module_index("9.9.9-test", {"cxib.ko": ko}, moddir=os.path.join(tmp, "none"),
+        with self.assertRaises(common.LabError) as e:
+            build.module_index("9.9.9-test", {"cxib.ko": ko}, moddir=os.path.join(tmp, "none"),
                             cache=os.path.join(tmp, "cache"))
         self.assertIn("scripts/setup", str(e.exception))
 
@@ -418,16 +413,16 @@ class Capture(unittest.TestCase):
         self.tmp = tempfile.mkdtemp()
         self.addCleanup(shutil.rmtree, self.tmp)
         self.calls = []
-        saved = (cx.load_state, cxcap.set_capture, cxcap.read_capture, cx.time.sleep)
+        saved = (Lab.load, cxcap.set_capture, cxcap.read_capture, commands.time.sleep)
         self.addCleanup(self.restore, saved)
         st = {"run": self.tmp, "nodes": [{"name": f"node{i}"} for i in (1, 2, 3, 4)]}
-        cx.load_state = lambda: st
+        Lab.load = lambda: Lab(st)
         cxcap.set_capture = lambda sock, path: self.calls.append((sock, path))
         cxcap.read_capture = lambda path: []
-        cx.time.sleep = lambda t: None
+        commands.time.sleep = lambda t: None
 
     def restore(self, saved):
-        cx.load_state, self.cxcap.set_capture, self.cxcap.read_capture, cx.time.sleep = saved
+        Lab.load, self.cxcap.set_capture, self.cxcap.read_capture, commands.time.sleep = saved
 
     def args(self, **kw):
         a = dict(file=os.path.join(self.tmp, "c.pcap"), cable=None, node=None, seconds=0.01,
@@ -439,7 +434,7 @@ class Capture(unittest.TestCase):
         import contextlib
         import io
         with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
-            return cx.cmd_capture(self.args(**kw))
+            return commands.cmd_capture(self.args(**kw))
 
     def test_starts_and_stops_on_the_cables_lower_node(self):
         self.assertEqual(self.run_capture(cable=2), 0)
@@ -451,11 +446,11 @@ class Capture(unittest.TestCase):
     def test_default_is_node1_and_bad_requests_say_why(self):
         self.assertEqual(self.run_capture(), 0)
         self.assertTrue(self.calls[0][0].endswith("node1/qmp.sock"))
-        with self.assertRaises(cx.LabError):
+        with self.assertRaises(common.LabError):
             self.run_capture(cable=1, node="node2")
-        with self.assertRaises(cx.LabError):
+        with self.assertRaises(common.LabError):
             self.run_capture(node="node9")
-        with self.assertRaises(cx.LabError):
+        with self.assertRaises(common.LabError):
             self.run_capture(seconds=0)
 
 
@@ -463,10 +458,10 @@ class DriverLab(unittest.TestCase):
     """--driver: which nodes load cxib and which the stock mlx5_core + mlx5_ib."""
 
     def test_each_node_gets_its_driver(self):
-        self.assertEqual([cx.node_driver("cxib", i) for i in (1, 2, 3)], ["cxib"] * 3)
-        self.assertEqual([cx.node_driver("mlx5", i) for i in (1, 2)], ["mlx5"] * 2)
+        self.assertEqual([qemu.node_driver("cxib", i) for i in (1, 2, 3)], ["cxib"] * 3)
+        self.assertEqual([qemu.node_driver("mlx5", i) for i in (1, 2)], ["mlx5"] * 2)
         # mixed: every cable joins a cxib node (odd) and an mlx5 one (even)
-        self.assertEqual([cx.node_driver("mixed", i) for i in (1, 2, 3, 4)],
+        self.assertEqual([qemu.node_driver("mixed", i) for i in (1, 2, 3, 4)],
                          ["cxib", "mlx5", "cxib", "mlx5"])
 
     def test_the_kernel_command_line_names_the_driver(self):
@@ -475,7 +470,7 @@ class DriverLab(unittest.TestCase):
         paths = {k: f"/x/{k}" for k in ("qemu", "kernel", "initramfs", "rootfs")}
 
         def append(idx, **kw):
-            cmd = cx.qemu_cmdline(paths, tmp, f"node{idx}", idx, 2, [1, 2], 3, tmp, 1024,
+            cmd = qemu.qemu_cmdline(paths, tmp, f"node{idx}", idx, 2, [1, 2], 3, tmp, 1024,
                                   "6.12", netfd=5, **kw)
             return cmd[cmd.index("-append") + 1].split()
         self.assertIn("cxlab.driver=cxib", append(1))
@@ -489,23 +484,23 @@ class DriverLab(unittest.TestCase):
         path = os.path.join(tmp, "s.sh")
         with open(path, "w") as f:
             f.write("#!/bin/bash\n# cxlab: nodes=2 driver=mixed\n")
-        self.assertEqual(cx.scenario_meta(path)["driver"], "mixed")
+        self.assertEqual(scenarios.scenario_meta(path)["driver"], "mixed")
         with open(path, "w") as f:
             f.write("#!/bin/bash\n# cxlab: driver=mlx4\n")
-        with self.assertRaises(cx.LabError):
-            cx.scenario_meta(path)
+        with self.assertRaises(common.LabError):
+            scenarios.scenario_meta(path)
         jobs = [("a", "a.sh", {"nodes": 2}), ("m", "m.sh", {"nodes": 2, "driver": "mixed"})]
         base = {"init": "cxlab", "sm": "opensm", "driver": "cxib"}
-        groups = cx.lab_groups(jobs, base)
+        groups = scenarios.lab_groups(jobs, base)
         self.assertEqual([p["driver"] for p, _ in groups], ["cxib", "mixed"])
-        msg = cx.lab_mismatch(jobs, {"init": "cxlab", "sm": "opensm"})
+        msg = scenarios.lab_mismatch(jobs, {"init": "cxlab", "sm": "opensm"})
         self.assertIn("m needs a lab with --driver mixed", msg)
 
     def test_the_stock_driver_needs_the_labs_own_init(self):
         import argparse
         args = argparse.Namespace(init="systemd", driver="mlx5", kernel="6.12")
-        with self.assertRaises(cx.LabError) as e:
-            cx.lab_up(args, 2, "up")
+        with self.assertRaises(common.LabError) as e:
+            Lab.up(args, 2, "up")
         self.assertIn("--init cxlab", str(e.exception))
 
 
@@ -524,8 +519,8 @@ class SystemdLab(unittest.TestCase):
         return path
 
     def test_the_systemd_image_is_the_lab_image_plus_systemd(self):
-        self.assertNotIn("--extra-packages", cx.mkrootfs_cmd("6.12.1"))
-        cmd = cx.mkrootfs_cmd("6.12.1", "systemd")
+        self.assertNotIn("--extra-packages", build.mkrootfs_cmd("6.12.1"))
+        cmd = build.mkrootfs_cmd("6.12.1", "systemd")
         self.assertEqual(cmd[cmd.index("--extra-packages") + 1], "systemd")
         self.assertEqual(cmd[cmd.index("--kver") + 1], "6.12.1")
 
@@ -533,7 +528,7 @@ class SystemdLab(unittest.TestCase):
         paths = {k: f"/x/{k}" for k in ("qemu", "kernel", "initramfs", "rootfs")}
 
         def append(**kw):
-            cmd = cx.qemu_cmdline(paths, self.tmp, "node1", 1, 2, [1, 2], 3, self.tmp, 1024,
+            cmd = qemu.qemu_cmdline(paths, self.tmp, "node1", 1, 2, [1, 2], 3, self.tmp, 1024,
                                   "6.12", netfd=5, **kw)
             return cmd[cmd.index("-append") + 1].split()
         self.assertIn("cxlab.init=/cxlab/guest/init", append())
@@ -541,62 +536,62 @@ class SystemdLab(unittest.TestCase):
         words = append(init="systemd")
         self.assertIn("cxlab.init=/cxlab/guest/init-systemd", words)
         self.assertIn("net.ifnames=0", words)  # eth0 keeps its name for the init
-        for init in cx.INITS.values():
+        for init in qemu.INITS.values():
             self.assertTrue(os.access(os.path.join(TOP, "scripts", "guest",
                                                    os.path.basename(init)), os.X_OK), init)
 
     def test_the_package_is_the_one_deb_make_deb_left(self):
-        saved = cx.DEB_DIR
-        self.addCleanup(setattr, cx, "DEB_DIR", saved)
-        cx.DEB_DIR = self.tmp
-        with self.assertRaises(cx.LabError) as e:
-            cx.package_deb(build=False)
+        saved = build.DEB_DIR
+        self.addCleanup(setattr, build, "DEB_DIR", saved)
+        build.DEB_DIR = self.tmp
+        with self.assertRaises(common.LabError) as e:
+            build.package_deb(build=False)
         self.assertIn("make deb", str(e.exception))
         deb = os.path.join(self.tmp, "cxib-dkms_0.1.0_all.deb")
         open(deb, "w").close()
         open(os.path.join(self.tmp, "cxib_0.1.0.dsc"), "w").close()
-        self.assertEqual(cx.package_deb(build=False), deb)
+        self.assertEqual(build.package_deb(build=False), deb)
         open(os.path.join(self.tmp, "cxib-dkms_0.2.0_all.deb"), "w").close()
-        with self.assertRaises(cx.LabError):
-            cx.package_deb(build=False)  # which one? the lab does not guess
+        with self.assertRaises(common.LabError):
+            build.package_deb(build=False)  # which one? the lab does not guess
 
     def test_scenario_line_asks_for_init_and_sm(self):
-        meta = cx.scenario_meta(self.scenario("# cxlab: nodes=2 timeout=90 init=systemd sm=none"))
+        meta = scenarios.scenario_meta(self.scenario("# cxlab: nodes=2 timeout=90 init=systemd sm=none"))
         self.assertEqual(meta, {"nodes": 2, "timeout": 90, "init": "systemd", "sm": "none"})
-        self.assertEqual(cx.scenario_meta(self.scenario("# cxlab: nodes=2")),
+        self.assertEqual(scenarios.scenario_meta(self.scenario("# cxlab: nodes=2")),
                          {"nodes": 2, "timeout": 600})
-        with self.assertRaises(cx.LabError) as e:
-            cx.scenario_meta(self.scenario("# cxlab: init=upstart"))
+        with self.assertRaises(common.LabError) as e:
+            scenarios.scenario_meta(self.scenario("# cxlab: init=upstart"))
         self.assertIn("init=upstart", str(e.exception))
         self.assertIn("systemd", str(e.exception))
 
     def test_package_boot_asks_for_a_systemd_lab_without_an_sm(self):
-        meta = cx.scenario_meta(cx.find_scenario("package_boot"))
+        meta = scenarios.scenario_meta(scenarios.find_scenario("package_boot"))
         self.assertEqual((meta["init"], meta["sm"], meta["nodes"]), ("systemd", "none", 2))
 
     def test_groups_keep_the_order_and_take_the_command_line_as_default(self):
         jobs = [("a", "a.sh", {"nodes": 2}), ("p", "p.sh", {"nodes": 2, "init": "systemd",
                                                               "sm": "none"}),
                 ("b", "b.sh", {"nodes": 1}), ("m", "m.sh", {"nodes": 1, "sm": "model"})]
-        groups = cx.lab_groups(jobs, {"init": "cxlab", "sm": "opensm"})
+        groups = scenarios.lab_groups(jobs, {"init": "cxlab", "sm": "opensm"})
         self.assertEqual([(p, [j[0] for j in js]) for p, js in groups],
                          [({"init": "cxlab", "sm": "opensm"}, ["a", "b"]),
                           ({"init": "systemd", "sm": "none"}, ["p"]),
                           ({"init": "cxlab", "sm": "model"}, ["m"])])
         # a scenario that asks for what the command line says shares its lab
-        groups = cx.lab_groups(jobs[:2], {"init": "systemd", "sm": "none"})
+        groups = scenarios.lab_groups(jobs[:2], {"init": "systemd", "sm": "none"})
         self.assertEqual(len(groups), 1)
 
     def test_a_running_lab_of_another_kind_is_refused_with_what_to_do(self):
         st = {"init": "cxlab", "sm": "opensm"}
         jobs = [("a", "a.sh", {"nodes": 2}), ("p", "p.sh", {"init": "systemd", "sm": "none"})]
-        msg = cx.lab_mismatch(jobs, st)
+        msg = scenarios.lab_mismatch(jobs, st)
         self.assertIn("p needs a lab with --init systemd --sm none", msg)
         self.assertIn("cxlab down", msg)
-        self.assertIsNone(cx.lab_mismatch(jobs[:1], st))
-        self.assertIsNone(cx.lab_mismatch(jobs[1:], {"init": "systemd", "sm": "none"}))
+        self.assertIsNone(scenarios.lab_mismatch(jobs[:1], st))
+        self.assertIsNone(scenarios.lab_mismatch(jobs[1:], {"init": "systemd", "sm": "none"}))
         # a lab from before --init was a cxlab lab
-        self.assertIsNone(cx.lab_mismatch([("x", "x.sh", {"init": "cxlab"})], {"sm": "opensm"}))
+        self.assertIsNone(scenarios.lab_mismatch([("x", "x.sh", {"init": "cxlab"})], {"sm": "opensm"}))
 
     def run_groups(self, boot_fails=False):
         """cmd_run over a cxlab scenario and a systemd one with no lab up; lab_up, run_job
@@ -610,29 +605,28 @@ class SystemdLab(unittest.TestCase):
         def lab_up(args, n, what, results=None):
             boots.append((args.init, args.sm, args.capture_sweep, results))
             if boot_fails and args.init == "systemd":
-                raise cx.LabError("QEMU exited during boot")
+                raise common.LabError("QEMU exited during boot")
             res = results or os.path.join(self.tmp, "results")
-            return {"run": self.tmp, "kver": "6.12", "results": res, "sm": args.sm,
-                    "init": args.init,
-                    "nodes": [{"name": f"node{i}", "index": i, "addr": f"192.0.2.{i}"}
-                              for i in (1, 2)]}
+            return Lab({"run": self.tmp, "kver": "6.12", "results": res, "sm": args.sm,
+                        "init": args.init,
+                        "nodes": [{"name": f"node{i}", "index": i, "addr": f"192.0.2.{i}"}
+                                  for i in (1, 2)]})
 
-        def run_job(st, job, script, nodes, timeout, results):
-            ran.append((st["init"], os.path.basename(script), results))
-            return {n["name"]: {"rc": 0, "status": "pass", "seconds": 0.1, "output": None}
-                    for n in nodes}
-        saved = (cx.load_state, cx.lab_up, cx.run_job, cx.lab_down_state, cx.sm_bringup)
-        cx.load_state, cx.lab_up, cx.run_job = (lambda: None), lab_up, run_job
-        cx.lab_down_state = lambda st, quiet=False: downs.append(st["init"])
-        cx.sm_bringup = lambda st, results, what="sm": None
+        def run_job(lab, job, script, nodes, timeout, results_dir):
+            ran.append((lab.state["init"], os.path.basename(script), results_dir))
+            return {n["name"]: results.JobResult(results.Status.PASS, 0, 0.1) for n in nodes}
+        saved = (Lab.load, Lab.up, Lab.run_job, Lab.down, Lab.sm_bringup)
+        Lab.load, Lab.up, Lab.run_job = (lambda: None), lab_up, run_job
+        Lab.down = lambda lab, quiet=False: downs.append(lab.state["init"])
+        Lab.sm_bringup = lambda lab, results_dir, what="sm": None
         args = argparse.Namespace(scenarios=[a, p], script=None, timeout=None, node=None,
                                   nodes=None, verbose=False, json=None, results=None,
                                   init="cxlab", sm="opensm", capture_sweep="/x/sweep.pcap")
         try:
             with contextlib.redirect_stdout(io.StringIO()) as out:
-                rc = cx.cmd_run(args)
+                rc = commands.cmd_run(args)
         finally:
-            (cx.load_state, cx.lab_up, cx.run_job, cx.lab_down_state, cx.sm_bringup) = saved
+            (Lab.load, Lab.up, Lab.run_job, Lab.down, Lab.sm_bringup) = saved
         return rc, boots, downs, ran, out.getvalue()
 
     def test_run_boots_one_lab_per_kind_and_powers_each_off(self):
@@ -648,13 +642,13 @@ class SystemdLab(unittest.TestCase):
         self.assertIn("4 passed, 0 failed, 0 skipped", out)
 
     def test_job_status_and_summary_count_skips_apart(self):
-        self.assertEqual(cx.job_status(0), "pass")
-        self.assertEqual(cx.job_status(cx.SKIP_RC), "skip")
-        self.assertEqual(cx.job_status(124), "timeout")
-        self.assertEqual(cx.job_status(1), "FAIL")
+        self.assertEqual(results.job_status(0), "pass")
+        self.assertEqual(results.job_status(results.SKIP_RC), "skip")
+        self.assertEqual(results.job_status(124), "timeout")
+        self.assertEqual(results.job_status(1), "FAIL")
         rows = [["a", "node1", "pass"], ["a", "node2", "skip"], ["b", "node1", "FAIL"],
                 ["b", "node2", "timeout"]]
-        self.assertEqual(cx.summary_line(rows), "1 passed, 2 failed, 1 skipped")
+        self.assertEqual(results.summary_line(rows), "1 passed, 2 failed, 1 skipped")
 
     def test_a_second_lab_that_does_not_boot_fails_its_scenarios_not_the_first(self):
         rc, boots, downs, ran, out = self.run_groups(boot_fails=True)
@@ -680,13 +674,13 @@ class TraceCompare(unittest.TestCase):
         for node, extra in (("node1", ""), ("node2", "2 2 ALLOC_XRCD op_mod=0x0 status=0x00 "
                                                       "syndrome=0x00000000\n")):
             os.makedirs(os.path.join(self.run, node))
-            with open(os.path.join(self.run, node, cx.CMD_TRACE), "w") as f:
+            with open(os.path.join(self.run, node, qemu.CMD_TRACE), "w") as f:
                 f.write(self.LINES.replace("# mark end", extra + "# mark end"))
         self.doc = os.path.join(self.tmp, "silicon.md")
-        saved = cx.SILICON_DOC
-        self.addCleanup(setattr, cx, "SILICON_DOC", saved)
-        cx.SILICON_DOC = self.doc
-        self.say = mock.patch.object(cx, "say")
+        saved = trace.SILICON_DOC
+        self.addCleanup(setattr, trace, "SILICON_DOC", saved)
+        trace.SILICON_DOC = self.doc
+        self.say = mock.patch.object(trace, "say")
         self.say.start()
         self.addCleanup(self.say.stop)
 
@@ -704,27 +698,27 @@ class TraceCompare(unittest.TestCase):
         with tempfile.NamedTemporaryFile("w", suffix=".sh", delete=False) as f:
             f.write("#!/bin/bash\n# cxlab: nodes=2 cmdtrace=compare\n")
         self.addCleanup(os.unlink, f.name)
-        self.assertEqual(cx.scenario_meta(f.name)["cmdtrace"], "compare")
-        self.assertEqual(cx.scenario_meta(cx.find_scenario("mlx5"))["cmdtrace"], "compare")
+        self.assertEqual(scenarios.scenario_meta(f.name)["cmdtrace"], "compare")
+        self.assertEqual(scenarios.scenario_meta(scenarios.find_scenario("mlx5"))["cmdtrace"], "compare")
 
     def test_skip_without_both_drivers(self):
-        r = cx.compare_traces(self.state("cxib"), "mlx5", self.results)
-        self.assertEqual((r["status"], r["rc"]), ("skip", cx.SKIP_RC))
+        r = trace.compare_traces(self.state("cxib"), "mlx5", self.results)
+        self.assertEqual((r.status.value, r.rc), ("skip", results.SKIP_RC))
 
     def test_fails_on_an_unexplained_difference_and_passes_once_explained(self):
         self.write_doc()
-        r = cx.compare_traces(self.state("mixed"), "mlx5", self.results)
-        self.assertEqual(r["status"], "FAIL")
+        r = trace.compare_traces(self.state("mixed"), "mlx5", self.results)
+        self.assertEqual(r.status.value, "FAIL")
         out = os.path.join(self.results, "host", "mlx5")
         with open(os.path.join(out, "cmdtrace-compare.txt")) as f:
             self.assertIn("NEW   bringup.only-mlx5: ALLOC_XRCD/0x0", f.read())
-        self.assertTrue(os.path.exists(os.path.join(out, f"cxib-node1-{cx.CMD_TRACE}")))
-        self.assertTrue(os.path.exists(os.path.join(out, f"mlx5-node2-{cx.CMD_TRACE}")))
+        self.assertTrue(os.path.exists(os.path.join(out, f"cxib-node1-{qemu.CMD_TRACE}")))
+        self.assertTrue(os.path.exists(os.path.join(out, f"mlx5-node2-{qemu.CMD_TRACE}")))
         self.write_doc("bringup.only-mlx5: ALLOC_XRCD/0x0")
-        r = cx.compare_traces(self.state("mixed"), "mlx5", self.results)
-        self.assertEqual(r["status"], "pass", r)
+        r = trace.compare_traces(self.state("mixed"), "mlx5", self.results)
+        self.assertEqual(r.status.value, "pass", r)
         self.write_doc("bringup.only-mlx5: ALLOC_XRCD/0x0", "stale: X")
-        self.assertEqual(cx.compare_traces(self.state("mixed"), "mlx5", self.results)["status"],
+        self.assertEqual(trace.compare_traces(self.state("mixed"), "mlx5", self.results).status.value,
                          "FAIL")
 
 
@@ -734,21 +728,21 @@ class TraceCompare(unittest.TestCase):
         commands before node2 moved and after it moved back are not mlx5's)."""
         cxib_before = "9 9 CREATE_CQ op_mod=0x0 status=0x00 syndrome=0x00000000 cqe_sz=0x1\n"
         for node in ("node1", "node2"):
-            path = os.path.join(self.run, node, cx.CMD_TRACE)
+            path = os.path.join(self.run, node, qemu.CMD_TRACE)
             with open(path) as f:
                 body = f.read()
             with open(path, "w") as f:
                 f.write(cxib_before + f"# mark start driver={'cxib' if node == 'node1' else 'mlx5'}\n"
                         + body + "# mark stop\n" + cxib_before)
         self.write_doc("bringup.only-mlx5: ALLOC_XRCD/0x0")
-        r = cx.compare_traces(self.state("cxib"), "mlx5", self.results)
-        self.assertEqual(r["status"], "pass", r)
+        r = trace.compare_traces(self.state("cxib"), "mlx5", self.results)
+        self.assertEqual(r.status.value, "pass", r)
         out = os.path.join(self.results, "host", "mlx5")
-        with open(os.path.join(out, f"mlx5-node2-{cx.CMD_TRACE}")) as f:
+        with open(os.path.join(out, f"mlx5-node2-{qemu.CMD_TRACE}")) as f:
             part = f.read()
         self.assertNotIn("CREATE_CQ", part)
         self.assertIn("ALLOC_XRCD", part)
-        self.assertEqual(cx.trace_section(os.path.join(self.run, "node1", cx.CMD_TRACE))[0],
+        self.assertEqual(trace.trace_section(os.path.join(self.run, "node1", qemu.CMD_TRACE))[0],
                          "cxib")
 
 if __name__ == "__main__":

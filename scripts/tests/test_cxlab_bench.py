@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0-only
-"""Host tests of the pure parts of `cxlab bench` (scripts/lib/cxlab_bench.py).
+"""Host tests of the pure parts of `cxlab bench` (scripts/lib/cxlab/bench.py).
 
 Run: python3 -m unittest discover -s scripts/tests -t scripts/tests
 """
@@ -11,7 +11,9 @@ import unittest
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
                                 "lib"))
-import cxlab_bench as b  # noqa: E402
+from cxlab import bench as b  # noqa: E402
+from cxlab.common import LabError  # noqa: E402
+from cxlab.results import JobResult, Status  # noqa: E402
 
 # Outputs in the shape perftest prints them (Debian bookworm perftest 23.04 and later).
 WRITE_BW = """\
@@ -291,24 +293,18 @@ class TableAndJson(unittest.TestCase):
 
 
 class FakeLab:
-    """Stands in for scripts/cxlab: jobs 'run' by writing the outputs a script gives."""
-
-    class LabError(Exception):
-        pass
+    """Stands in for cxlab.lab.Lab: jobs 'run' by writing the outputs a script gives."""
 
     def __init__(self, tmp, plan):
         self.tmp, self.plan, self.calls, self.dead = tmp, list(plan), [], set()
-        self.said = []
+        self.run = self.results = tmp
+        self.nodes = [{"name": "node1", "index": 1, "pid": 1, "start": 1},
+                      {"name": "node2", "index": 2, "pid": 2, "start": 2}]
 
-    def say(self, msg):
-        self.said.append(msg)
+    def node(self, name):
+        return next(n for n in self.nodes if n["name"] == name)
 
-    def state(self):
-        return {"run": self.tmp, "results": self.tmp,
-                "nodes": [{"name": "node1", "index": 1, "pid": 1, "start": 1},
-                          {"name": "node2", "index": 2, "pid": 2, "start": 2}]}
-
-    def run_job(self, st, job, script, nodes, timeout, results):
+    def run_job(self, job, script, nodes, timeout, results):
         client, server, crash = self.plan.pop(0)
         self.calls.append(job)
         res = {}
@@ -317,24 +313,24 @@ class FakeLab:
             os.makedirs(d, exist_ok=True)
             with open(os.path.join(d, "output.log"), "w") as f:
                 f.write(text)
-            res[n] = {"status": "pass" if "#bytes" in text else "FAIL", "rc": 0,
-                      "output": os.path.join(d, "output.log")}
+            res[n] = JobResult(Status.PASS if "#bytes" in text else Status.FAIL, 0,
+                               output=os.path.join(d, "output.log"))
         if crash:
             self.dead.add(2)
             with open(os.path.join(results, "node2", "console.log"), "a") as f:
                 f.write("[  9.1] BUG: kernel NULL pointer dereference, address: 0000\n")
         return res
 
-    def pid_is(self, pid, start):
-        return pid not in self.dead
+    def alive(self, node):
+        return node["pid"] not in self.dead
 
-    def lab_down_state(self, st, quiet=False):
+    def down(self, quiet=False):
         self.calls.append("down")
 
-    def lab_up(self, args, n, what):
+    def up(self, args, n, what):
         self.calls.append("up")
         self.dead.clear()
-        return self.state()
+        return self
 
 
 class RunnerWithFakeLab(unittest.TestCase):
@@ -344,7 +340,7 @@ class RunnerWithFakeLab(unittest.TestCase):
         tmp = tempfile.mkdtemp()
         lab = FakeLab(tmp, plan)
         args = types.SimpleNamespace(results=None)
-        r = b.Runner(lab, args, lab.state(), own, tmp)
+        r = b.Runner(lab, args, own, tmp)
         got = b.run_device(r, "write_bw", 65536, "rxe0", role, 9000, lambda m: None)
         return got, lab
 
@@ -377,9 +373,9 @@ class RunnerWithFakeLab(unittest.TestCase):
         lab = FakeLab(tmp, [(WRITE_BW, "", True)])
 
         def no_boot(args, n, what):
-            raise lab.LabError("node1 did not come up within 300s")
-        lab.lab_up = no_boot
-        r = b.Runner(lab, types.SimpleNamespace(results=None), lab.state(), True, tmp)
+            raise LabError("node1 did not come up within 300s")
+        lab.up = no_boot
+        r = b.Runner(lab, types.SimpleNamespace(results=None), True, tmp)
         got = b.run_device(r, "write_bw", 65536, "rxe0", "baseline", 9000, lambda m: None)
         self.assertEqual(got["status"], "failed")
         self.assertIn("rebooting the lab failed: node1 did not come up", got["reason"])
@@ -395,31 +391,32 @@ class RunnerWithFakeLab(unittest.TestCase):
         self.assertNotIn("up", lab.calls)
 
 
-class Monitor(unittest.TestCase):
-    def test_hmp_round_trip(self):
+class CountersOverQMP(unittest.TestCase):
+    def test_stats_come_over_qmp(self):
         import socket
         import tempfile
         import threading
         d = tempfile.mkdtemp()
-        path = os.path.join(d, "m.sock")
+        os.makedirs(os.path.join(d, "node1"))
         srv = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-        srv.bind(path)
+        srv.bind(os.path.join(d, "node1", "qmp.sock"))
         srv.listen(1)
+        asked = []
 
         def serve():
             c, _ = srv.accept()
-            c.sendall(b"QEMU 7.2.0 monitor - type 'help' for more information\r\n(qemu) ")
-            cmd = b""
-            while not cmd.endswith(b"\n"):
-                cmd += c.recv(100)
-            c.sendall(b"\x1b[K" + cmd.strip() + b"\r\n\"sq_doorbells=4 bf_writes=2\"\r\n(qemu) ")
+            c.sendall(b'{"QMP": {"version": {}, "capabilities": []}}\r\n')
+            for line in c.makefile("rb"):
+                req = json.loads(line)
+                asked.append(req.get("arguments"))
+                ret = "sq_doorbells=4 bf_writes=2" if req["execute"] == "qom-get" else {}
+                c.sendall(json.dumps({"return": ret, "id": req["id"]}).encode() + b"\r\n")
             c.close()
-        t = threading.Thread(target=serve)
+        t = threading.Thread(target=serve, daemon=True)
         t.start()
-        out = b.monitor_command(path, "qom-get /machine/peripheral/hca1 stats", timeout=5)
-        t.join()
+        self.assertEqual(b.read_stats(d, "node1"), {"sq_doorbells": 4, "bf_writes": 2})
         srv.close()
-        self.assertEqual(b.parse_stats(out), {"sq_doorbells": 4, "bf_writes": 2})
+        self.assertEqual(asked[-1], {"path": "/machine/peripheral/hca1", "property": "stats"})
 
 
 if __name__ == "__main__":

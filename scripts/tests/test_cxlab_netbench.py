@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0-only
-"""Host tests of the pure parts of `cxlab bench --ipoib` (scripts/lib/cxlab_netbench.py).
+"""Host tests of the pure parts of `cxlab bench --ipoib` (scripts/lib/cxlab/netbench.py).
 
 Run: python3 -m unittest discover -s scripts/tests -t scripts/tests
 """
@@ -11,7 +11,7 @@ import unittest
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
                                 "lib"))
-import cxlab_netbench as nb  # noqa: E402
+from cxlab import netbench as nb  # noqa: E402
 
 # iperf3 3.12 -J, trimmed to what is read; a job's output has script lines before it.
 IPERF_TCP = "BENCH-INFO: path=ipoib-connected dst=198.51.100.1 ib0_mode=connected\n" + \

@@ -1,12 +1,12 @@
 # SPDX-License-Identifier: GPL-2.0-only
-"""Unit tests of scripts/lib/cxlab_nvmebench.py (the pure parts of cxlab bench --nvmeof)."""
+"""Unit tests of scripts/lib/cxlab/nvmebench.py (the pure parts of cxlab bench --nvmeof)."""
 import json
 import os
 import sys
 import unittest
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "lib"))
-import cxlab_nvmebench as nvb  # noqa: E402
+from cxlab import nvmebench as nvb  # noqa: E402
 
 FIO = "BENCH-INFO: path=nvme-rdma-cxib\n" + json.dumps({"jobs": [{
     "jobname": "bench", "error": 0,

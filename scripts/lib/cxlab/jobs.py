@@ -1,0 +1,180 @@
+# SPDX-License-Identifier: GPL-2.0-only
+"""Running a job: a script on some of a lab's nodes at once, through their agents.
+
+The script and one environment file per node go to the share (/cxlab/jobs/<job>/), each
+node's agent runs it and answers DONE <job> <rc>; what the job wrote under $CXLAB_RESULTS
+is copied into the results directory.  A job fails on a node whose model complained on
+QEMU's stderr meanwhile (strict mode, pages not returned)."""
+
+import os
+import re
+import shlex
+import shutil
+import time
+from typing import Any
+
+from .agent import Agent
+from .common import LabError, say
+from .procs import pid_is
+from .qemu import node_driver
+from .qmp import trace_mark
+from .results import JobResult, Status
+
+State = dict[str, Any]  # a lab's state (lab.Lab.state): run, kver, nodes, ...
+Node = dict[str, Any]   # one of its nodes: name, index, addr, pid, start, ...
+
+# Host variables with these prefixes are passed on to scenario scripts.
+SCENARIO_ENV_PREFIXES = ("KVERBS_", "E2E_")
+
+# Lines on a node's QEMU stderr that mean the device model caught the driver misbehaving.
+MODEL_COMPLAINTS = re.compile(r"pages not returned|strict: ")
+
+
+def job_env(st: State, job: str, node: Node) -> dict[str, Any]:
+    """The environment of @job on @node (README.md lists the variables)."""
+    allnodes = st["nodes"]
+    peer = next((x["addr"] for x in allnodes if x["name"] != node["name"]), "")
+    env: dict[str, Any] = {
+        "CXLAB_NODE": node["name"], "CXLAB_INDEX": node["index"],
+        "CXLAB_NODES": " ".join(x["name"] for x in allnodes),
+        "CXLAB_NODE_COUNT": len(allnodes), "CXLAB_ADDR": node["addr"],
+        "CXLAB_PEER_ADDR": peer, "CXLAB_SERVER_ADDR": allnodes[0]["addr"],
+        "CXLAB_RESULTS": f"/cxlab/results/{job}/{node['name']}",
+        "CXLAB_JOB": job, "CXLAB_KVER": st["kver"], "CXLAB_SM": st.get("sm", "model"),
+        "CXLAB_DRIVER": node_driver(st.get("driver", "cxib"), node["index"]),
+        "CXLAB_LAB_DRIVER": st.get("driver", "cxib"),
+    }
+    for x in allnodes:
+        env[f"CXLAB_ADDR_{x['name']}"] = x["addr"]
+    # Scenario switches from the host's environment, e.g. KVERBS_DEVICE=rxe.
+    for k, v in os.environ.items():
+        if k.startswith(SCENARIO_ENV_PREFIXES) and re.fullmatch(r"[A-Z0-9_]+", k) \
+                and "'" not in v:
+            env[k] = v
+    return env
+
+
+def write_job(st: State, job: str, script: str, nodes: list[Node]) -> None:
+    """@script and each node's environment file (sourced by the agent) on the share."""
+    jdir = os.path.join(st["run"], "share", "jobs", job)
+    os.makedirs(jdir, exist_ok=True)
+    shutil.copy2(script, os.path.join(jdir, "script"))
+    for node in nodes:
+        with open(os.path.join(jdir, f"{node['name']}.env"), "w") as f:
+            for k, v in job_env(st, job, node).items():
+                f.write(f"{k}={shlex.quote(str(v))}\n")
+
+
+def answer_mark(st: State, agent: Agent, name: str, job: str, text: str) -> None:
+    """MARK: the job cuts its node's command trace (check.sh: cxlab_mark)."""
+    try:
+        trace_mark(st["run"], name, text)
+        agent.send(f"MARKED {job} ok")
+    except LabError as e:
+        agent.send(f"MARKED {job} {e}")
+
+
+def wait_done(st: State, job: str, nodes: list[Node], agents: dict[str, Agent],
+              timeout: float) -> dict[str, JobResult]:
+    """Serve the agents' MARKs until every node said DONE, died or ran out of time."""
+    res: dict[str, JobResult] = {}
+    t0 = time.time()
+    pending, last_note = set(agents), t0
+    while pending:
+        for name in list(pending):
+            node = next(x for x in nodes if x["name"] == name)
+            try:
+                for ln in agents[name].lines(0.2):
+                    parts = ln.split()
+                    if len(parts) >= 2 and parts[0] == "MARK" and parts[1] == job:
+                        answer_mark(st, agents[name], name, job, " ".join(parts[2:]))
+                        continue
+                    if len(parts) == 3 and parts[0] == "DONE" and parts[1] == job:
+                        rc = int(parts[2])
+                        res[name] = JobResult(Status.of_rc(rc), rc, round(time.time() - t0, 1))
+                        pending.discard(name)
+                        say(f"{name}: {job} finished: {res[name].status.value} (rc {rc}, "
+                            f"{res[name].seconds}s)")
+                        break
+            except LabError as e:
+                res[name] = JobResult(Status.FAIL, -1, round(time.time() - t0, 1),
+                                      detail=str(e))
+                pending.discard(name)
+            if name in pending and not pid_is(node["pid"], node["start"]):
+                res[name] = JobResult(Status.FAIL, -1, round(time.time() - t0, 1),
+                                      detail="QEMU exited")
+                pending.discard(name)
+        now = time.time()
+        if now - t0 > timeout + 30:
+            for name in pending:
+                res[name] = JobResult(Status.TIMEOUT, -1, round(now - t0, 1))
+            pending.clear()
+        elif pending and now - last_note > 15:
+            say(f"{job}: running on {', '.join(sorted(pending))} ({now - t0:.0f}s)")
+            last_note = now
+    return res
+
+
+def collect(st: State, job: str, nodes: list[Node], results: str,
+            res: dict[str, JobResult]) -> None:
+    """Copy what @job wrote on the share into @results/<node>/@job; note its output."""
+    src = os.path.join(st["run"], "share", "results", job)
+    for node in nodes:
+        s = os.path.join(src, node["name"])
+        d = os.path.join(results, node["name"], job)
+        if os.path.isdir(s):
+            if os.path.isdir(d):
+                shutil.rmtree(d)
+            shutil.copytree(s, d)
+        out = os.path.join(d, "output.log")
+        r = res[node["name"]]
+        r.output = out if os.path.exists(out) else None
+        if r.output:
+            with open(out, errors="replace") as f:
+                tail = [ln.rstrip() for ln in f.readlines() if ln.strip()]
+            r.last_line = tail[-1][:60] if tail else ""
+
+
+def run_job(st: State, job: str, script: str, nodes: list[Node], timeout: float,
+            results: str) -> dict[str, JobResult]:
+    """Run @script on @nodes concurrently; returns {node: JobResult}."""
+    write_job(st, job, script, nodes)
+    logpos = {n["name"]: qemu_log_size(st["run"], n["name"]) for n in nodes}
+    agents = {}
+    for node in nodes:
+        a = Agent(os.path.join(st["run"], node["name"], "agent.sock"))
+        if not a.connect():
+            raise LabError(f"{node['name']}: agent not reachable; is the lab up? (cxlab status)")
+        a.send(f"RUN {job} {int(timeout)}")
+        agents[node["name"]] = a
+    try:
+        res = wait_done(st, job, nodes, agents, timeout)
+    finally:
+        for a in agents.values():
+            a.close()
+    # The model's own verdict: problems it reported on QEMU's stderr during the job fail it.
+    for node in nodes:
+        bad = model_complaints(st["run"], node["name"], logpos[node["name"]])
+        r = res[node["name"]]
+        if bad and r.status is Status.PASS:
+            r.status, r.rc, r.detail = Status.FAIL, -1, f"model reported: {bad[0]}"
+            say(f"{node['name']}: {job}: the model reported: {'; '.join(bad[:3])}")
+    collect(st, job, nodes, results, res)
+    return res
+
+
+def qemu_log_size(run: str, node: str) -> int:
+    try:
+        return os.path.getsize(os.path.join(run, node, "qemu.log"))
+    except OSError:
+        return 0
+
+
+def model_complaints(run: str, node: str, since: int) -> list[str]:
+    """The MODEL_COMPLAINTS lines of @node's QEMU log after offset @since."""
+    try:
+        with open(os.path.join(run, node, "qemu.log"), errors="replace") as f:
+            f.seek(since)
+            return [ln.strip() for ln in f if MODEL_COMPLAINTS.search(ln)]
+    except OSError:
+        return []
