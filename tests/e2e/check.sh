@@ -7,6 +7,10 @@
 #
 #   check "what" CMD...   run CMD; print "ok   what" or "FAIL what"; count the outcome in
 #                         npass / nfail, and set fail=1 on a failure (the scenario's verdict)
+#   no_splat FILE         FILE (a kernel log) has no line of SPLAT_RE; the lines if it has
+#
+# SPLAT_RE is the one pattern of a kernel log that fails a scenario: a warning, BUG or oops,
+# a sanitizer's report, a lockdep report, a hung task.
 
 fail=${fail:-0}
 npass=${npass:-0}
@@ -43,4 +47,9 @@ cxlab_mark() {
 	[ "$answer" = ok ] && return 0
 	echo "cxlab_mark '$*': ${answer:-no answer from the host after 20 s}" >&2
 	return 1
+}
+
+SPLAT_RE='WARNING:|BUG:|Oops|Call Trace|UBSAN|KASAN|lockdep|circular locking|blocked for more than'
+no_splat() {
+	! grep -nE "$SPLAT_RE" "$1"
 }
