@@ -517,7 +517,7 @@ static struct crc_cost measure_crc(void)
 	return c;
 }
 
-/* Bit-serial reflected CRC: the definition the table-driven ones in wire.c must match. */
+/* Bit-serial reflected CRC: the definition the table-driven ones in crc.c must match. */
 static uint32_t ref_crc(const uint8_t *b, size_t len, uint32_t poly, uint32_t init)
 {
 	uint32_t c = init;

@@ -17,6 +17,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "crc.h"	/* the packets' ICRC and VCRC */
+
 struct cxfw_dev;
 
 /* One packet, parsed (receive) or to be built (send).  Host byte order throughout. */
@@ -123,15 +125,6 @@ void cxfw_wire_receive(struct cxfw_dev *dev, unsigned int port, const void *buf,
 
 /* Drop everything queued (reset, destroy). */
 void cxfw_wire_reset(struct cxfw_dev *dev);
-
-/*
- * ICRC / VCRC over a wire-format packet (exposed for the tests).  cxfw_icrc() covers the
- * first @len bytes (LRH through the last pad byte), masking the variant fields the LNH in
- * the LRH calls for (IBTA vol 1 ch. 7); cxfw_vcrc() covers @len bytes as they are
- * (LRH through ICRC, 1.9).  Both values go on the wire least-significant byte first.
- */
-uint32_t cxfw_icrc(const void *pkt, size_t len);
-uint16_t cxfw_vcrc(const void *pkt, size_t len);
 
 /* Packets waiting in the loopback queue (tests, lab statistics).  Worker. */
 unsigned int cxfw_wire_loop_pending(const struct cxfw_dev *dev);
