@@ -73,6 +73,21 @@ mlx5) ibdev=mlx5_0 pcidrv=mlx5_core ;;
 esac
 sys=/sys/class/infiniband/$ibdev
 
+# Both nodes on their drivers before anything is checked: node2's move takes node1's port
+# down and up again (the cable loses its far end), so each node waits for the other's word,
+# then for its own port to be ACTIVE again under the SM.
+active $ibdev 60
+touch drivers.ready
+for peer in $CXLAB_NODES; do
+	[ "$peer" = "$CXLAB_NODE" ] && continue
+	end=$((SECONDS + 180))
+	until [ -e "/cxlab/results/$CXLAB_JOB/$peer/drivers.ready" ] || [ $SECONDS -ge $end ]; do
+		sleep 0.2
+	done
+	check "$peer has its driver up" test -e "/cxlab/results/$CXLAB_JOB/$peer/drivers.ready"
+done
+sleep 1 # a port that went down with the peer's move has noticed it by now
+
 # --- 1. the device under this node's driver ------------------------------------------------
 bound=$(basename "$(readlink "/sys/bus/pci/devices/$fn/driver" 2>/dev/null)" 2>/dev/null)
 check "$fn is bound to $pcidrv ($CXLAB_NODE runs $drv)" test "$bound" = "$pcidrv"
@@ -100,17 +115,6 @@ if [ "$drv" = mlx5 ]; then
 fi
 check "no WARN/BUG/Oops in the kernel log" \
 	no_splat dmesg-probe.txt
-
-# both nodes on their drivers before the first case (node2 may have just moved to mlx5)
-touch drivers.ready
-for peer in $CXLAB_NODES; do
-	[ "$peer" = "$CXLAB_NODE" ] && continue
-	end=$((SECONDS + 180))
-	until [ -e "/cxlab/results/$CXLAB_JOB/$peer/drivers.ready" ] || [ $SECONDS -ge $end ]; do
-		sleep 0.2
-	done
-	check "$peer has its driver up" test -e "/cxlab/results/$CXLAB_JOB/$peer/drivers.ready"
-done
 
 # --- 2. interop: both scenarios and the kernel client, each direction ---------------------
 # run_sub DIR SCENARIO ENV...: one scenario in DIR with its own lockstep directory
