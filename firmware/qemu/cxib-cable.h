@@ -25,9 +25,16 @@
  * A receiver drops the connection (link down) on a bad magic, an unknown version or type,
  * a length out of range, a second HELLO, or a PACKET before HELLO.  EOF or a socket error
  * is also link down.
+ *
+ * The second half of this file is cxib-pci's side of it (cxib-cable.c), declared with
+ * plain C types and opaque pointers only.
  */
 #ifndef CXIB_CABLE_H
 #define CXIB_CABLE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
 
 #define CXIB_CABLE_MAGIC		0x43584942u	/* "CXIB" */
 #define CXIB_CABLE_VERSION		1
@@ -53,5 +60,60 @@ enum cxib_cable_type {
  * it fits with room to spare; anything longer is garbage.
  */
 #define CXIB_CABLE_MAX_PAYLOAD		8192
+
+/* ---- cxib-cable.c: the transport behind one cxib-pci port ------------------------------ */
+
+struct pollfd;
+struct Error;
+struct CxibCapture;
+
+/* A cable, a loopback plug or nothing; see cxib-cable.c for its threads and locks. */
+typedef struct CxibCable CxibCable;
+
+/* What the cable calls back into its device with (@opaque of cxib_cable_new()). */
+typedef struct CxibCableOps {
+	/* The link came up (the peer's HELLO arrived) or went down.  Worker. */
+	void (*link)(void *opaque, bool up);
+	/* A packet arrived (already traced and captured).  Worker. */
+	void (*receive)(void *opaque, const void *pkt, size_t len);
+	/* Wake the worker: loopback packets to deliver, bytes waiting for POLLOUT.  Any thread. */
+	void (*kick)(void *opaque);
+} CxibCableOps;
+
+typedef struct CxibCableConfig {
+	const char *path;		/* socket path (copied); NULL: no cable */
+	bool listen;			/* listen on @path instead of connecting to it */
+	bool loopback;			/* a loopback plug instead of a cable (no @path) */
+	unsigned int port;		/* the device's port: HELLO, traces */
+	uint64_t node_guid;		/* announced in HELLO */
+	const char *name;		/* the device's, for messages; outlives the cable */
+	struct CxibCapture *capture;	/* records every packet; outlives the cable */
+} CxibCableConfig;
+
+/* A listening cable binds at once, so a bad path fails here (NULL, @errp set). */
+CxibCable *cxib_cable_new(const CxibCableConfig *cfg, const CxibCableOps *ops, void *opaque,
+			  struct Error **errp);
+/* Close the listening socket (and remove its path), free everything.  Worker stopped. */
+void cxib_cable_free(CxibCable *c);
+
+/*
+ * Send one packet (LRH through VCRC) from the port: 0, or -1 if it was dropped (bad
+ * length, link down, transmit queue or loopback plug full).  Any thread.
+ */
+int cxib_cable_send(CxibCable *c, const void *pkt, size_t len);
+/* Link-level flow control: the transmit queue is past its high-water mark.  Any thread. */
+bool cxib_cable_busy(CxibCable *c);
+
+/*
+ * The worker's side.  Start: the worker is about to run (connect at once).  Each turn:
+ * poll_prepare fills the cable's poll entry and may shorten @timeout_ms (the next connect
+ * attempt), poll_done serves it (read frames, flush, accept, connect, deliver what the
+ * loopback plug holds).  Stop: the worker is about to return (connection closed, plug
+ * emptied).
+ */
+void cxib_cable_start(CxibCable *c);
+void cxib_cable_poll_prepare(CxibCable *c, struct pollfd *pfd, int *timeout_ms);
+void cxib_cable_poll_done(CxibCable *c, const struct pollfd *pfd);
+void cxib_cable_stop(CxibCable *c);
 
 #endif /* CXIB_CABLE_H */

@@ -2,8 +2,9 @@
 /*
  * cxib-pci: the cxfw HCA model as a QEMU 7.2 PCIe device.
  *
- * This file is glue only: PCI identity and capabilities, BAR0, MSI-X, DMA, a worker thread
- * and the cable.  Everything the HCA does lives in firmware/core behind cxfw.h.
+ * This file is glue only: PCI identity and capabilities, BAR0, MSI-X, DMA, properties and
+ * a worker thread.  Everything the HCA does lives in firmware/core behind cxfw.h; port 1's
+ * cable or loopback plug is cxib-cable.c.
  *
  * Threads and locks
  * -----------------
@@ -11,15 +12,16 @@
  *    the core keeps them O(1) and asks for deferred work through platform->kick().
  *  - One worker thread ("cxib-worker", no BQL, RCU-registered) sleeps in poll() on the kick
  *    eventfd and the cable socket.  It runs cxfw_process() after every wake-up, plus every
- *    CXIB_PCI_TICK_MS so time-based work in the core (timeouts) makes progress, and it owns
- *    the cable: connect/accept, framing, HELLO, packets in and out.
+ *    CXIB_PCI_TICK_MS so time-based work in the core (timeouts) makes progress, and it
+ *    drives the cable (cxib_cable_poll_prepare/_done): connect/accept, packets in and out.
  *  - MSI-X from the worker: the vector goes into an atomic bitmap and a guarded bottom half
  *    calls msix_notify() on the main loop under the BQL.
  *  - fw_lock serialises the worker's calls into the core (process, port events) against
- *    cxfw_reset().  Lock order is BQL -> fw_lock -> tx_lock.  The worker must therefore never
- *    wait for the BQL while holding fw_lock; the only way it could is a DMA that hits MMIO,
- *    so DMA is limited to guest RAM (anything else fails like an unmapped address).
- *  - tx_lock protects the connected socket and the transmit buffer, because the core may
+ *    cxfw_reset().  Lock order is BQL -> fw_lock -> the cable's tx_lock.  The worker must
+ *    therefore never wait for the BQL while holding fw_lock; the only way it could is a DMA
+ *    that hits MMIO, so DMA is limited to guest RAM (anything else fails like an unmapped
+ *    address).
+ *  - The cable's tx_lock protects its socket and transmit buffer, because the core may
  *    send packets from any thread it calls back from.
  *  - The capture file (cxib-capture.h, the "capture" property) has a lock of its own, the
  *    innermost: packets sent are recorded under tx_lock, so the file has them in cable
@@ -32,7 +34,6 @@
 #include "qemu/osdep.h"
 
 #include <poll.h>
-#include <sys/socket.h>
 #include <sys/un.h>
 
 #include "qapi/error.h"
@@ -79,17 +80,6 @@ OBJECT_DECLARE_SIMPLE_TYPE(CxibPciState, CXIB_PCI)
 #define CXIB_PCI_NUM_PORTS		1
 #define CXIB_PCI_CABLE_PORT		1	/* the "cable" property belongs to port 1 */
 #define CXIB_PCI_TICK_MS		10	/* cxfw_process() at least this often */
-#define CXIB_PCI_RECONNECT_MS		200	/* connecting side: retry period */
-#define CXIB_PCI_TX_BUF_SIZE		(1u << 20)	/* queued cable bytes; more is dropped */
-/*
- * Queued cable bytes from which the port has no link credits (port_busy): the engines hold
- * data packets back until the peer has read enough, so the buffer's remaining room is for
- * control packets and drops do not happen on a healthy cable.
- */
-#define CXIB_PCI_TX_HIGH_WATER		(1u << 18)
-#define CXIB_PCI_FRAME_MAX		(CXIB_CABLE_HDR_LEN + CXIB_CABLE_MAX_PAYLOAD)
-#define CXIB_PCI_RX_BUF_SIZE		(2 * CXIB_PCI_FRAME_MAX)
-#define CXIB_PCI_RX_ROUNDS		16	/* socket reads per wake-up, then serve kicks */
 #define CXIB_PCI_MAX_ERR_REPORTS	32	/* firmware errors echoed to stderr */
 
 /*
@@ -134,20 +124,8 @@ struct CxibPciState {
 	QEMUBH *irq_bh;
 	unsigned long *irq_pending;	/* bitmap of msix_vectors bits, atomic */
 
-	/* Cable.  listen_fd belongs to realize/exit; the rest is the worker's. */
-	int listen_fd;
-	int64_t next_connect_ms;	/* QEMU_CLOCK_REALTIME */
-	uint8_t *rxbuf;
-	size_t rxlen;
-	uint64_t peer_guid;
-	QemuMutex tx_lock;		/* conn_fd, link_up, txbuf/txlen */
-	int conn_fd;
-	bool link_up;			/* HELLO received on conn_fd */
-	uint8_t *txbuf;
-	size_t txlen;
-
-	/* Loopback plug: packets the port sent, waiting to arrive on it again (tx_lock). */
-	GQueue lb_queue;
+	/* Port 1's cable, loopback plug or nothing (cxib-cable.c). */
+	CxibCable *cable;
 
 	/* Packet capture of port 1's cable or plug: the "capture" property. */
 	CxibCapture capture;
@@ -157,10 +135,6 @@ struct CxibPciState {
 	FILE *trace_f;
 	char *trace_path;
 };
-
-/* Loopback plug: packets in flight at most (more are dropped); no credits from half of it. */
-#define CXIB_PCI_LOOPBACK_DEPTH		512
-#define CXIB_PCI_LOOPBACK_HIGH_WATER	(CXIB_PCI_LOOPBACK_DEPTH / 2)
 
 static const uint16_t cxib_pci_device_ids[] = {
 	CXIB_PCI_DEVICE_CX4, CXIB_PCI_DEVICE_CX4_LX, CXIB_PCI_DEVICE_CX5,
@@ -401,150 +375,18 @@ static void cxib_pci_set_cmd_trace_mark(Object *obj, const char *text, Error **e
 		error_setg(errp, "cmd-trace-mark: no trace is being written (set cmd-trace first)");
 }
 
-/* ---- cable --------------------------------------------------------------------------- */
-
-static void cxib_pci_cable_hdr(uint8_t *hdr, enum cxib_cable_type type, uint32_t len)
-{
-	stl_be_p(hdr + CXIB_CABLE_OFF_MAGIC, CXIB_CABLE_MAGIC);
-	hdr[CXIB_CABLE_OFF_VERSION] = CXIB_CABLE_VERSION;
-	hdr[CXIB_CABLE_OFF_TYPE] = type;
-	stw_be_p(hdr + CXIB_CABLE_OFF_RESERVED, 0);
-	stl_be_p(hdr + CXIB_CABLE_OFF_LENGTH, len);
-}
-
-/*
- * Queue one frame (tx_lock held): send what the socket takes now, keep the rest for the
- * worker.  A frame is queued whole or not at all, so the stream never carries a torn frame.
- */
-static bool cxib_pci_cable_queue_locked(CxibPciState *s, const uint8_t *hdr,
-					const void *payload, size_t plen)
-{
-	size_t total = CXIB_CABLE_HDR_LEN + plen;
-	size_t sent = 0;
-
-	if (s->conn_fd < 0 || s->txlen + total > CXIB_PCI_TX_BUF_SIZE)
-		return false;
-	if (!s->txlen) {
-		struct iovec iov[2] = {
-			{ .iov_base = (void *)hdr, .iov_len = CXIB_CABLE_HDR_LEN },
-			{ .iov_base = (void *)payload, .iov_len = plen },
-		};
-		struct msghdr msg = { .msg_iov = iov, .msg_iovlen = plen ? 2 : 1 };
-		ssize_t n = sendmsg(s->conn_fd, &msg, MSG_NOSIGNAL | MSG_DONTWAIT);
-
-		if (n > 0)
-			sent = n;
-		else if (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR)
-			return false;	/* the worker sees the error on its next poll */
-	}
-	if (sent < CXIB_CABLE_HDR_LEN) {
-		memcpy(s->txbuf + s->txlen, hdr + sent, CXIB_CABLE_HDR_LEN - sent);
-		s->txlen += CXIB_CABLE_HDR_LEN - sent;
-		sent = CXIB_CABLE_HDR_LEN;
-	}
-	if (sent < total) {
-		memcpy(s->txbuf + s->txlen, (const uint8_t *)payload + (sent - CXIB_CABLE_HDR_LEN),
-		       total - sent);
-		s->txlen += total - sent;
-	}
-	return true;
-}
-
-/* One packet on the loopback plug. */
-struct cxib_pci_lb_pkt {
-	size_t len;
-	uint8_t data[];
-};
-
-/* port_send with a loopback plug: the packet comes back in through the worker. */
-static int cxib_pci_loopback_send(CxibPciState *s, const void *pkt, size_t len)
-{
-	struct cxib_pci_lb_pkt *p;
-	bool queued = false;
-
-	qemu_mutex_lock(&s->tx_lock);
-	if (g_queue_get_length(&s->lb_queue) < CXIB_PCI_LOOPBACK_DEPTH) {
-		p = g_malloc(sizeof(*p) + len);
-		p->len = len;
-		memcpy(p->data, pkt, len);
-		g_queue_push_tail(&s->lb_queue, p);
-		queued = true;
-		cxib_capture_packet(&s->capture, CXIB_CAPTURE_SENT, pkt, len);
-	}
-	qemu_mutex_unlock(&s->tx_lock);
-	if (!queued) {
-		trace_cxib_pci_cable_tx_drop(len, "loopback plug full");
-		return -1;
-	}
-	trace_cxib_pci_cable_tx(CXIB_PCI_CABLE_PORT, len);
-	event_notifier_set(&s->kick);
-	return 0;
-}
-
-/* Worker: deliver the packets queued on the loopback plug so far (not the ones they cause). */
-static void cxib_pci_loopback_deliver(CxibPciState *s)
-{
-	GQueue batch = G_QUEUE_INIT;
-	struct cxib_pci_lb_pkt *p;
-
-	qemu_mutex_lock(&s->tx_lock);
-	batch = s->lb_queue;
-	g_queue_init(&s->lb_queue);
-	qemu_mutex_unlock(&s->tx_lock);
-	while ((p = g_queue_pop_head(&batch))) {
-		trace_cxib_pci_cable_rx(CXIB_PCI_CABLE_PORT, p->len);
-		cxib_capture_packet(&s->capture, CXIB_CAPTURE_RECEIVED, p->data, p->len);
-		qemu_mutex_lock(&s->fw_lock);
-		cxfw_port_receive(s->fw, CXIB_PCI_CABLE_PORT, p->data, p->len);
-		qemu_mutex_unlock(&s->fw_lock);
-		g_free(p);
-	}
-}
-
-/* Drop whatever is on the loopback plug (device stopped). */
-static void cxib_pci_loopback_flush(CxibPciState *s)
-{
-	qemu_mutex_lock(&s->tx_lock);
-	while (!g_queue_is_empty(&s->lb_queue))
-		g_free(g_queue_pop_head(&s->lb_queue));
-	qemu_mutex_unlock(&s->tx_lock);
-}
+/* ---- port 1: cable or loopback plug (cxib-cable.c) ------------------------------------ */
 
 /* platform->port_send: any thread. */
 static int cxib_pci_port_send(void *opaque, unsigned int port, const void *pkt, size_t len)
 {
 	CxibPciState *s = opaque;
-	uint8_t hdr[CXIB_CABLE_HDR_LEN];
-	const char *why = NULL;
-	bool queued = false, backlog = false;
 
-	if (port != CXIB_PCI_CABLE_PORT)
-		why = "no cable on this port";
-	else if (!len || len > CXIB_CABLE_MAX_PAYLOAD)
-		why = "bad packet length";
-	if (why) {
-		trace_cxib_pci_cable_tx_drop(len, why);
+	if (port != CXIB_PCI_CABLE_PORT) {
+		trace_cxib_pci_cable_tx_drop(len, "no cable on this port");
 		return -1;
 	}
-	if (s->loopback)
-		return cxib_pci_loopback_send(s, pkt, len);
-	cxib_pci_cable_hdr(hdr, CXIB_CABLE_PACKET, len);
-	qemu_mutex_lock(&s->tx_lock);
-	if (s->link_up) {
-		queued = cxib_pci_cable_queue_locked(s, hdr, pkt, len);
-		backlog = s->txlen != 0;
-		if (queued)
-			cxib_capture_packet(&s->capture, CXIB_CAPTURE_SENT, pkt, len);
-	}
-	qemu_mutex_unlock(&s->tx_lock);
-	if (!queued) {
-		trace_cxib_pci_cable_tx_drop(len, "link down or transmit queue full");
-		return -1;
-	}
-	trace_cxib_pci_cable_tx(port, len);
-	if (backlog)
-		event_notifier_set(&s->kick);	/* let the worker wait for POLLOUT */
-	return 0;
+	return cxib_cable_send(s->cable, pkt, len);
 }
 
 /*
@@ -555,249 +397,35 @@ static int cxib_pci_port_send(void *opaque, unsigned int port, const void *pkt, 
 static bool cxib_pci_port_busy(void *opaque, unsigned int port)
 {
 	CxibPciState *s = opaque;
-	bool busy;
 
-	if (port != CXIB_PCI_CABLE_PORT)
-		return false;
-	qemu_mutex_lock(&s->tx_lock);
-	if (s->loopback)
-		busy = g_queue_get_length(&s->lb_queue) >= CXIB_PCI_LOOPBACK_HIGH_WATER;
-	else
-		busy = s->link_up && s->txlen >= CXIB_PCI_TX_HIGH_WATER;
-	qemu_mutex_unlock(&s->tx_lock);
-	return busy;
+	return port == CXIB_PCI_CABLE_PORT && cxib_cable_busy(s->cable);
 }
 
-/* Worker: forget the connection; @why is printed if the link was up or it is an error. */
-static void cxib_pci_cable_close(CxibPciState *s, const char *why, bool protocol_error)
+/* CxibCableOps.link: worker. */
+static void cxib_pci_cable_link(void *opaque, bool up)
 {
-	bool was_up;
-	int fd;
+	CxibPciState *s = opaque;
 
-	qemu_mutex_lock(&s->tx_lock);
-	fd = s->conn_fd;
-	was_up = s->link_up;
-	s->conn_fd = -1;
-	s->link_up = false;
-	s->txlen = 0;
-	qemu_mutex_unlock(&s->tx_lock);
-	if (fd < 0)
-		return;
-	close(fd);
-	s->rxlen = 0;
-	trace_cxib_pci_cable_down(why);
-	if (was_up) {
-		qemu_mutex_lock(&s->fw_lock);
-		cxfw_port_link(s->fw, CXIB_PCI_CABLE_PORT, false);
-		qemu_mutex_unlock(&s->fw_lock);
-		fprintf(stderr, "%s: cable down (%s)\n", s->name, why);
-	} else if (protocol_error) {
-		fprintf(stderr, "%s: cable: dropping connection (%s)\n", s->name, why);
-	}
-	s->next_connect_ms = qemu_clock_get_ms(QEMU_CLOCK_REALTIME) + CXIB_PCI_RECONNECT_MS;
-}
-
-/* Worker: a connection exists (accepted or connected); say HELLO. */
-static void cxib_pci_cable_established(CxibPciState *s, int fd)
-{
-	uint8_t hdr[CXIB_CABLE_HDR_LEN], hello[CXIB_CABLE_HELLO_LEN] = { 0 };
-	bool ok;
-
-	stq_be_p(hello + CXIB_CABLE_HELLO_OFF_GUID, s->node_guid);
-	stl_be_p(hello + CXIB_CABLE_HELLO_OFF_PORT, CXIB_PCI_CABLE_PORT);
-	cxib_pci_cable_hdr(hdr, CXIB_CABLE_HELLO, sizeof(hello));
-
-	qemu_mutex_lock(&s->tx_lock);
-	s->conn_fd = fd;
-	s->link_up = false;
-	s->txlen = 0;
-	ok = cxib_pci_cable_queue_locked(s, hdr, hello, sizeof(hello));
-	qemu_mutex_unlock(&s->tx_lock);
-	s->rxlen = 0;
-	if (!ok)
-		cxib_pci_cable_close(s, "cannot send HELLO", false);
-}
-
-static void cxib_pci_cable_connect(CxibPciState *s)
-{
-	struct sockaddr_un sun = { .sun_family = AF_UNIX };
-	int fd;
-
-	s->next_connect_ms = qemu_clock_get_ms(QEMU_CLOCK_REALTIME) + CXIB_PCI_RECONNECT_MS;
-	pstrcpy(sun.sun_path, sizeof(sun.sun_path), s->cable_path);
-	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
-	if (fd < 0)
-		return;
-	/* A local stream connect completes at once or fails (e.g. no listener yet). */
-	if (connect(fd, (struct sockaddr *)&sun, sizeof(sun)) < 0) {
-		close(fd);
-		return;
-	}
-	cxib_pci_cable_established(s, fd);
-}
-
-static void cxib_pci_cable_accept(CxibPciState *s)
-{
-	int fd = accept4(s->listen_fd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
-
-	if (fd >= 0)
-		cxib_pci_cable_established(s, fd);
-}
-
-/* Worker: one complete frame; false if the connection was dropped. */
-static bool cxib_pci_cable_frame(CxibPciState *s, uint8_t type, const uint8_t *p, uint32_t len)
-{
-	if (type == CXIB_CABLE_HELLO) {
-		if (s->link_up) {
-			cxib_pci_cable_close(s, "second HELLO", true);
-			return false;
-		}
-		s->peer_guid = ldq_be_p(p + CXIB_CABLE_HELLO_OFF_GUID);
-		qemu_mutex_lock(&s->tx_lock);
-		s->link_up = true;
-		qemu_mutex_unlock(&s->tx_lock);
-		qemu_mutex_lock(&s->fw_lock);
-		cxfw_port_link(s->fw, CXIB_PCI_CABLE_PORT, true);
-		qemu_mutex_unlock(&s->fw_lock);
-		trace_cxib_pci_cable_up(s->peer_guid);
-		fprintf(stderr, "%s: cable up, peer guid 0x%016" PRIx64 " port %u\n", s->name,
-			s->peer_guid, (unsigned int)ldl_be_p(p + CXIB_CABLE_HELLO_OFF_PORT));
-		return true;
-	}
-	if (!s->link_up) {
-		cxib_pci_cable_close(s, "packet before HELLO", true);
-		return false;
-	}
-	trace_cxib_pci_cable_rx(CXIB_PCI_CABLE_PORT, len);
-	cxib_capture_packet(&s->capture, CXIB_CAPTURE_RECEIVED, p, len);
 	qemu_mutex_lock(&s->fw_lock);
-	cxfw_port_receive(s->fw, CXIB_PCI_CABLE_PORT, p, len);
+	cxfw_port_link(s->fw, CXIB_PCI_CABLE_PORT, up);
 	qemu_mutex_unlock(&s->fw_lock);
-	return true;
 }
 
-/* Worker: check the header at @h; NULL if it is acceptable, else why not. */
-static const char *cxib_pci_cable_bad_header(const uint8_t *h)
+/* CxibCableOps.receive: worker. */
+static void cxib_pci_cable_receive(void *opaque, const void *pkt, size_t len)
 {
-	uint32_t len = ldl_be_p(h + CXIB_CABLE_OFF_LENGTH);
+	CxibPciState *s = opaque;
 
-	if (ldl_be_p(h + CXIB_CABLE_OFF_MAGIC) != CXIB_CABLE_MAGIC)
-		return "bad frame magic";
-	if (h[CXIB_CABLE_OFF_VERSION] != CXIB_CABLE_VERSION)
-		return "unsupported cable protocol version";
-	switch (h[CXIB_CABLE_OFF_TYPE]) {
-	case CXIB_CABLE_HELLO:
-		return len == CXIB_CABLE_HELLO_LEN ? NULL : "bad HELLO length";
-	case CXIB_CABLE_PACKET:
-		return len && len <= CXIB_CABLE_MAX_PAYLOAD ? NULL : "bad packet length";
-	default:
-		return "unknown frame type";
-	}
+	qemu_mutex_lock(&s->fw_lock);
+	cxfw_port_receive(s->fw, CXIB_PCI_CABLE_PORT, pkt, len);
+	qemu_mutex_unlock(&s->fw_lock);
 }
 
-/* Worker: read what the socket has, hand complete frames on. */
-static void cxib_pci_cable_read(CxibPciState *s)
-{
-	int round;
-
-	for (round = 0; round < CXIB_PCI_RX_ROUNDS; round++) {
-		size_t off = 0;
-		ssize_t n = recv(s->conn_fd, s->rxbuf + s->rxlen, CXIB_PCI_RX_BUF_SIZE - s->rxlen,
-				 MSG_DONTWAIT);
-
-		if (n == 0) {
-			cxib_pci_cable_close(s, "peer closed the connection", false);
-			return;
-		}
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			if (errno != EAGAIN && errno != EWOULDBLOCK)
-				cxib_pci_cable_close(s, g_strerror(errno), false);
-			return;
-		}
-		s->rxlen += n;
-		while (s->rxlen - off >= CXIB_CABLE_HDR_LEN) {
-			const uint8_t *h = s->rxbuf + off;
-			const char *bad = cxib_pci_cable_bad_header(h);
-			uint32_t len;
-
-			if (bad) {
-				cxib_pci_cable_close(s, bad, true);
-				return;
-			}
-			len = ldl_be_p(h + CXIB_CABLE_OFF_LENGTH);
-			if (s->rxlen - off < CXIB_CABLE_HDR_LEN + len)
-				break;
-			if (!cxib_pci_cable_frame(s, h[CXIB_CABLE_OFF_TYPE],
-						  h + CXIB_CABLE_HDR_LEN, len))
-				return;
-			off += CXIB_CABLE_HDR_LEN + len;
-		}
-		memmove(s->rxbuf, s->rxbuf + off, s->rxlen - off);
-		s->rxlen -= off;
-	}
-}
-
-/* Worker: push queued bytes out. */
-static void cxib_pci_cable_flush(CxibPciState *s)
-{
-	const char *err = NULL;
-
-	qemu_mutex_lock(&s->tx_lock);
-	if (s->conn_fd >= 0 && s->txlen) {
-		ssize_t n = send(s->conn_fd, s->txbuf, s->txlen, MSG_NOSIGNAL | MSG_DONTWAIT);
-
-		if (n > 0) {
-			memmove(s->txbuf, s->txbuf + n, s->txlen - n);
-			s->txlen -= n;
-		} else if (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR) {
-			err = g_strerror(errno);
-		}
-	}
-	qemu_mutex_unlock(&s->tx_lock);
-	if (err)
-		cxib_pci_cable_close(s, err, false);
-}
-
-/* Realize: listening side binds now, so a bad path fails at startup. */
-static bool cxib_pci_cable_listen(CxibPciState *s, Error **errp)
-{
-	struct sockaddr_un sun = { .sun_family = AF_UNIX };
-	struct stat st;
-	int fd;
-
-	pstrcpy(sun.sun_path, sizeof(sun.sun_path), s->cable_path);
-	if (lstat(s->cable_path, &st) == 0) {
-		if (!S_ISSOCK(st.st_mode)) {
-			error_setg(errp, "cable %s exists and is not a socket", s->cable_path);
-			return false;
-		}
-		/* A socket file: in use if someone accepts on it, else left over from a run. */
-		fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-		if (fd >= 0 && connect(fd, (struct sockaddr *)&sun, sizeof(sun)) == 0) {
-			close(fd);
-			error_setg(errp, "cable %s is already in use by another listener",
-				   s->cable_path);
-			return false;
-		}
-		if (fd >= 0)
-			close(fd);
-		unlink(s->cable_path);
-	}
-	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
-	if (fd < 0) {
-		error_setg_errno(errp, errno, "cable socket");
-		return false;
-	}
-	if (bind(fd, (struct sockaddr *)&sun, sizeof(sun)) < 0 || listen(fd, 1) < 0) {
-		error_setg_errno(errp, errno, "cannot listen on cable %s", s->cable_path);
-		close(fd);
-		return false;
-	}
-	s->listen_fd = fd;
-	return true;
-}
+static const CxibCableOps cxib_pci_cable_ops = {
+	.link = cxib_pci_cable_link,
+	.receive = cxib_pci_cable_receive,
+	.kick = cxib_pci_kick,
+};
 
 /* ---- worker -------------------------------------------------------------------------- */
 
@@ -812,52 +440,20 @@ static void *cxib_pci_worker(void *opaque)
 			{ .fd = -1 },
 		};
 		int timeout = CXIB_PCI_TICK_MS;
-		bool connecting = s->cable_path && !s->cable_listen && s->conn_fd < 0;
 
-		if (s->conn_fd >= 0) {
-			pfd[1].fd = s->conn_fd;
-			pfd[1].events = POLLIN;
-			qemu_mutex_lock(&s->tx_lock);
-			if (s->txlen)
-				pfd[1].events |= POLLOUT;
-			qemu_mutex_unlock(&s->tx_lock);
-		} else if (s->listen_fd >= 0) {
-			pfd[1].fd = s->listen_fd;
-			pfd[1].events = POLLIN;
-		} else if (connecting) {
-			int64_t wait = s->next_connect_ms - qemu_clock_get_ms(QEMU_CLOCK_REALTIME);
-
-			timeout = MAX(0, MIN(timeout, wait));
-		}
-
+		cxib_cable_poll_prepare(s->cable, &pfd[1], &timeout);
 		if (poll(pfd, ARRAY_SIZE(pfd), timeout) < 0 && errno != EINTR)
 			g_usleep(CXIB_PCI_TICK_MS * 1000);	/* should not happen; don't spin */
 		if (qatomic_read(&s->stopping))
 			break;
 		if (pfd[0].revents & POLLIN)
 			event_notifier_test_and_clear(&s->kick);
-
-		if (s->conn_fd >= 0 && pfd[1].fd == s->conn_fd) {
-			if (pfd[1].revents & (POLLIN | POLLHUP | POLLERR))
-				cxib_pci_cable_read(s);
-			if (s->conn_fd >= 0 && (pfd[1].revents & POLLOUT))
-				cxib_pci_cable_flush(s);
-		} else if (pfd[1].fd >= 0 && pfd[1].fd == s->listen_fd &&
-			   (pfd[1].revents & POLLIN)) {
-			cxib_pci_cable_accept(s);
-		} else if (connecting &&
-			   qemu_clock_get_ms(QEMU_CLOCK_REALTIME) >= s->next_connect_ms) {
-			cxib_pci_cable_connect(s);
-		}
-
-		if (s->loopback)
-			cxib_pci_loopback_deliver(s);
+		cxib_cable_poll_done(s->cable, &pfd[1]);
 		qemu_mutex_lock(&s->fw_lock);
 		cxfw_process(s->fw);
 		qemu_mutex_unlock(&s->fw_lock);
 	}
-	cxib_pci_cable_close(s, "device stopped", false);
-	cxib_pci_loopback_flush(s);
+	cxib_cable_stop(s->cable);
 	rcu_unregister_thread();
 	return NULL;
 }
@@ -865,7 +461,7 @@ static void *cxib_pci_worker(void *opaque)
 static void cxib_pci_start_worker(CxibPciState *s)
 {
 	qatomic_set(&s->stopping, false);
-	s->next_connect_ms = qemu_clock_get_ms(QEMU_CLOCK_REALTIME);
+	cxib_cable_start(s->cable);
 	qemu_thread_create(&s->worker, "cxib-worker", cxib_pci_worker, s, QEMU_THREAD_JOINABLE);
 	s->worker_running = true;
 }
@@ -1028,8 +624,6 @@ static void cxib_pci_realize(PCIDevice *pdev, Error **errp)
 	s->name = dev->id ? g_strdup_printf("%s %s", TYPE_CXIB_PCI, dev->id)
 			  : g_strdup(TYPE_CXIB_PCI);
 	s->node_guid = s->guid ? s->guid : CXIB_PCI_DERIVED_GUID_PREFIX | s->serial;
-	s->listen_fd = -1;
-	s->conn_fd = -1;
 
 	pci_config_set_device_id(pdev->config, s->device_id);
 	pci_set_word(pdev->config + PCI_SUBSYSTEM_ID, s->device_id);
@@ -1060,7 +654,17 @@ static void cxib_pci_realize(PCIDevice *pdev, Error **errp)
 		goto err_msix;
 	}
 	qemu_mutex_init(&s->fw_lock);
-	qemu_mutex_init(&s->tx_lock);
+	s->cable = cxib_cable_new(&(CxibCableConfig) {
+					.path = s->cable_path,
+					.listen = s->cable_listen,
+					.loopback = s->loopback,
+					.port = CXIB_PCI_CABLE_PORT,
+					.node_guid = s->node_guid,
+					.name = s->name,
+					.capture = &s->capture,
+				  }, &cxib_pci_cable_ops, s, errp);
+	if (!s->cable)
+		goto err_kick;
 
 	cxfw_config_defaults(&cfg);
 	cfg.pci_device_id = s->device_id;
@@ -1091,14 +695,6 @@ static void cxib_pci_realize(PCIDevice *pdev, Error **errp)
 		goto err_bh;
 	}
 
-	if (s->cable_path) {
-		s->rxbuf = g_malloc(CXIB_PCI_RX_BUF_SIZE);
-		s->txbuf = g_malloc(CXIB_PCI_TX_BUF_SIZE);
-		if (s->cable_listen && !cxib_pci_cable_listen(s, errp))
-			goto err_cable;
-	}
-
-	g_queue_init(&s->lb_queue);
 	if (s->loopback) {
 		/* The plug is its own peer: the link is up from power-on and stays up. */
 		cxfw_port_link(s->fw, CXIB_PCI_CABLE_PORT, true);
@@ -1109,16 +705,12 @@ static void cxib_pci_realize(PCIDevice *pdev, Error **errp)
 	qemu_register_shutdown_notifier(&s->shutdown_notifier);
 	return;
 
-err_cable:
-	g_free(s->txbuf);
-	g_free(s->rxbuf);
-	s->txbuf = s->rxbuf = NULL;
-	cxfw_destroy(s->fw);
-	s->fw = NULL;
 err_bh:
 	qemu_bh_delete(s->irq_bh);
 	s->irq_bh = NULL;
-	qemu_mutex_destroy(&s->tx_lock);
+	cxib_cable_free(s->cable);
+	s->cable = NULL;
+err_kick:
 	qemu_mutex_destroy(&s->fw_lock);
 	event_notifier_cleanup(&s->kick);
 err_msix:
@@ -1139,17 +731,11 @@ static void cxib_pci_exit(PCIDevice *pdev)
 	cxib_pci_stop_worker(s);
 	cxib_capture_stop(&s->capture);		/* no packets any more: close the file */
 	notifier_remove(&s->shutdown_notifier);
-	if (s->listen_fd >= 0) {
-		close(s->listen_fd);
-		unlink(s->cable_path);
-		s->listen_fd = -1;
-	}
 	qemu_bh_delete(s->irq_bh);
 	cxfw_destroy(s->fw);
 	s->fw = NULL;
-	g_free(s->txbuf);
-	g_free(s->rxbuf);
-	qemu_mutex_destroy(&s->tx_lock);
+	cxib_cable_free(s->cable);	/* closes the listening socket, removes its path */
+	s->cable = NULL;
 	qemu_mutex_destroy(&s->fw_lock);
 	event_notifier_cleanup(&s->kick);
 	g_free(s->irq_pending);
