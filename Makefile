@@ -50,7 +50,7 @@ sum_results = awk '/^([A-Za-z0-9_-]+: )?[0-9]+ passed, [0-9]+ failed/ { \
 # A tier that stops before its closing line still fails the run: make's exit status counts.
 
 CHECK_TIERS := check-host check-scripts check-docs check-build check-package check-kunit \
-	check-qemu check-e2e check-e2e-61
+	check-qemu check-e2e-both
 check-quick-tiers: $(wordlist 1,4,$(CHECK_TIERS))
 check-tiers: $(CHECK_TIERS)
 

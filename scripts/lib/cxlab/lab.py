@@ -6,20 +6,22 @@ what can be done to it: boot, load, run a job, bring the subnet up, power off.""
 from __future__ import annotations
 
 import argparse
+import contextlib
 import datetime
+import fcntl
 import json
 import os
 import shutil
 import subprocess
 import time
-from typing import Any
+from typing import Any, Iterator
 
 import cxcap
 
 from . import jobs
 from .agent import Agent
 from .build import kver_of, prerequisites
-from .common import LABDIR, TOP, LabError, say
+from .common import CACHE, LABDIR, TOP, LabError, say
 from .procs import adopt, kill_pid, pid_is
 from .qemu import RUNTIME_PAGES, SCRATCH_DISK, SCRATCH_DISK_MIB, node_driver, qemu_cmdline
 from .qmp import qmp_path
@@ -63,7 +65,16 @@ def new_results_dir(args: argparse.Namespace, what: str) -> str:
         d = os.path.abspath(args.results)
     else:
         stamp = datetime.datetime.now().strftime("%Y%m%d-%H%M%S")
-        d = os.path.join(TOP, "results", f"{stamp}-{what}")
+        base = os.path.join(TOP, "results", f"{stamp}-{what}")
+        d, k = base, 1
+        os.makedirs(os.path.dirname(base), exist_ok=True)
+        while True:  # two cxlab runs in one second (make check's two kernels) get two
+            try:
+                os.makedirs(d)
+                break
+            except FileExistsError:
+                k += 1
+                d = f"{base}-{k}"
     os.makedirs(d, exist_ok=True)
     latest = os.path.join(os.path.dirname(d), "latest")
     if os.path.dirname(d) == os.path.join(TOP, "results"):
@@ -74,6 +85,27 @@ def new_results_dir(args: argparse.Namespace, what: str) -> str:
         except OSError:
             pass
     return d
+
+
+UP_LOCK = os.path.join(CACHE, "lab-up.lock")
+
+
+@contextlib.contextmanager
+def up_lock() -> Iterator[None]:
+    """Held while a lab builds what it needs and boots: two cxlab runs at once (make check
+    runs the two kernels' labs side by side, each in its own CXLAB_DIR) share QEMU's build
+    tree, build/deb and the host's free ports, so their builds and boots take turns."""
+    os.makedirs(CACHE, exist_ok=True)
+    with open(UP_LOCK, "w") as f:
+        try:
+            fcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            say(f"waiting for another cxlab to finish building and booting ({UP_LOCK})")
+            fcntl.flock(f, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(f, fcntl.LOCK_UN)
 
 
 def node_names(n: int) -> list[str]:
@@ -226,6 +258,12 @@ class Lab:
             raise LabError(f"--driver {driver} needs the lab's own init (--init cxlab): a "
                            "systemd node loads cxib from its package")
         kver = kver_of(args.kernel)
+        with up_lock():
+            return cls._up(args, n, what, results, kver, driver, init)
+
+    @classmethod
+    def _up(cls, args: argparse.Namespace, n: int, what: str, results: str | None,
+            kver: str, driver: str, init: str) -> Lab:
         paths = prerequisites(args, kver)
         if cls.load():
             raise LabError("a lab is already running: use it (cxlab run/shell/status) "
