@@ -1081,8 +1081,11 @@ static uint8_t cxfw_req_check_keys(struct cxfw_dev *dev, const struct cxfw_qp *q
 }
 
 /*
- * Fetch, start and send what the window allows, at most @budget packets.  Returns the
- * packets sent, or -1 if the QP went to ERR.
+ * Fetch, start and send what the window allows, at most @budget units of work: a packet
+ * sent, or a local WQE (NOP, UMR) executed.  Returns the units done, or -1 if the QP went
+ * to ERR.  A caller that gets all of @budget back kicks the worker for more: a window of
+ * local WQEs sends nothing, and must not wait for the next tick to make room for the rest
+ * of the ring (mlx5_ib's write-combining test posts 256 NOPs and polls for 100 ms).
  */
 static int cxfw_req_send(struct cxfw_dev *dev, struct cxfw_qp *qp, uint64_t now,
 			 unsigned int budget)
@@ -1111,6 +1114,8 @@ static int cxfw_req_send(struct cxfw_dev *dev, struct cxfw_qp *qp, uint64_t now,
 		if (!w->started) {
 			if (sqd || !cxfw_req_may_start(qp, i, w))
 				break;
+			if (w->local && sent == budget)
+				break;
 			cxfw_stat_add(dev, &dev->stats.send_wqes, 1);
 			if (w->hlen)
 				cxfw_stat_add(dev, &dev->stats.lso_wqes, 1);
@@ -1130,6 +1135,7 @@ static int cxfw_req_send(struct cxfw_dev *dev, struct cxfw_qp *qp, uint64_t now,
 					cxfw_req_fail(w, r, st);
 				}
 				w->done = true;
+				sent++;
 				if (st)
 					break;
 				continue;

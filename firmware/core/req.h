@@ -27,8 +27,8 @@ struct cxfw_qp;
 #define CXFW_REQ_MAX_UNACKED	128	/* PSNs sent and not acknowledged (rxe's value) */
 #define CXFW_REQ_MAX_PSN_SPAN	(1 << 22)	/* PSNs the window's WQEs may occupy */
 #define CXFW_REQ_ACKREQ_PKTS	16	/* AckReq at least every this many packets */
-#define CXFW_REQ_QP_BUDGET	32	/* packets per QP per worker call, then kick */
-#define CXFW_REQ_CALL_BUDGET	256	/* packets per cxfw_req_process() call, all QPs */
+#define CXFW_REQ_QP_BUDGET	32	/* work (req.c) per QP per worker call, then kick */
+#define CXFW_REQ_CALL_BUDGET	256	/* the same per cxfw_req_process() call, all QPs */
 #define CXFW_REQ_WQE_BYTES	CXFW_MAX_SQ_WQE_BYTES
 #define CXFW_REQ_MAX_SGE	(CXFW_REQ_WQE_BYTES / CXIB_WQE_DS_SIZE)
 #define CXFW_REQ_MAX_UMR_XLT	(1u << 17)	/* translation entries one UMR may load */

@@ -750,6 +750,35 @@ TEST(sq_nop_completes_and_blueflame_write_is_counted)
 
 /* ---- retry limits ------------------------------------------------------------------- */
 
+/*
+ * A ring full of NOPs, all posted before the worker runs (a busy host), the last one
+ * signaled: mlx5_ib's write-combining test on 6.1 does this and gives the completion
+ * 100 ms.  Local WQEs send no packet, yet each window of them must lead straight to the
+ * next (a kick), not wait for the worker's next tick: the pump stops when nothing kicks.
+ */
+TEST(sq_ring_of_nops_completes_without_waiting_for_ticks)
+{
+	unsigned int i, n = (1u << 8) - 1;
+	struct cxib_cqe64 cqe;
+	struct cxfw_stats st;
+	struct drv_wr wr;
+	struct sq_env e;
+	int last = -1;
+
+	CHECK_EQ(sq_env_init(t, &e, NULL), 0);
+	for (i = 0; i < n; i++) {
+		wr = sq_wr(CXIB_WQE_OPCODE_NOP, i == n - 1);
+		last = drv_post_send(e.n, &e.a, &wr);
+		CHECK(last >= 0);
+	}
+	drv_pump(&e.w);
+	CHECK_EQ(drv_poll(e.n, e.cq, &cqe), 1);
+	sq_check_req(t, &cqe, e.a.qpn, (uint16_t)last, CXIB_WQE_OPCODE_NOP);
+	CHECK_EQ(drv_poll(e.n, e.cq, &cqe), 0);
+	cxfw_get_stats(t->dev, &st);
+	CHECK_EQ(st.send_wqes, n);
+}
+
 TEST(sq_local_ack_timeout_retries_then_transport_retry_exceeded)
 {
 	struct drv_qp_init ia;
