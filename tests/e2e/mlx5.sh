@@ -53,6 +53,15 @@ active() {
 }
 
 # --- 0. the driver of this node: the even nodes run the stock mlx5 ------------------------
+# The traces compared are to hold the drivers' own commands.  ib_ipoib, left loaded by an
+# earlier scenario or by udev (rdma-load-modules@infiniband under systemd), would add its
+# QPs, SRQ and multicast attaches to them — and re-join its groups on node1 when node2's
+# move takes the link down — so it goes first, on both nodes.  The IPoIB scenarios load
+# it again themselves (ipoib_lib.sh).
+if grep -q '^ib_ipoib ' /proc/modules; then
+	check "modprobe -r ib_ipoib (its objects are not the drivers' to compare)" \
+		timeout 120 modprobe -r ib_ipoib
+fi
 drv=${CXLAB_DRIVER:-cxib}
 pos=$(echo "$CXLAB_NODES" | tr ' ' '\n' | grep -nx "$CXLAB_NODE" | cut -d: -f1)
 moved=0
