@@ -393,8 +393,7 @@ static bool cxfw_chain_write(struct cxfw_dev *dev, unsigned int slot, struct cxf
 		}
 		if (!csum)
 			continue;
-		raw[CXIB_CMD_MBOX_SIG_END] = 0;
-		raw[CXIB_CMD_MBOX_SIG_END] = (uint8_t)~cxib_xor8(raw, CXIB_CMD_MBOX_SIZE);
+		cxib_cmd_mbox_sign_data(b);
 		if (dev->plat.dma_write(dev->plat.opaque, ch->addr[k] + CXIB_CMD_MBOX_SIG_END,
 					&raw[CXIB_CMD_MBOX_SIG_END], 1)) {
 			cxfw_cmd_dma_error(dev, slot, "write of output signature", ch->addr[k]);
@@ -570,9 +569,7 @@ static void cxfw_cmd_run_slot(struct cxfw_dev *dev, uint64_t qbase, unsigned int
 	CXIB_SET(ent, CXIB_CMD_ENTRY_OWNERSHIP, CXIB_CMD_OWNER_SW);
 	if (csum) {
 		/* the completed entry's bytes XOR to 0xff (the driver may verify it) */
-		CXIB_SET(ent, CXIB_CMD_ENTRY_SIGNATURE, 0);
-		CXIB_SET(ent, CXIB_CMD_ENTRY_SIGNATURE,
-			 (uint8_t)~cxib_xor8(ent, CXIB_CMD_ENTRY_SIZE));
+		cxib_cmd_entry_sign(ent);
 	}
 	if (dev->plat.dma_write(dev->plat.opaque, addr + 4 * sdw, &ent[sdw], sizeof(ent[sdw]))) {
 		cxfw_cmd_dma_error(dev, slot, "write of status", addr);

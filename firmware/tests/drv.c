@@ -68,7 +68,6 @@ static void build_chain(struct test_ctx *t, unsigned int slot, bool out, const u
 {
 	uint32_t n = CXIB_CMD_MBOX_BLOCKS(len), k, off, chunk;
 	struct cxib_cmd_mailbox b;
-	uint8_t *raw = (uint8_t *)&b;
 
 	for (k = 0; k < n; k++) {
 		uint64_t next = k + 1 < n ? drv_mbox_addr(t, slot, out, k + 1) : 0;
@@ -84,13 +83,8 @@ static void build_chain(struct test_ctx *t, unsigned int slot, bool out, const u
 		CXIB_SET(&b, CXIB_CMD_MBOX_NEXT_PTR_L, (uint32_t)next >> 10);
 		CXIB_SET(&b, CXIB_CMD_MBOX_BLOCK_NUMBER, k);
 		CXIB_SET(&b, CXIB_CMD_MBOX_TOKEN, token());
-		if (drv.sign) {
-			raw[CXIB_CMD_MBOX_CTRL_SIG_END] =
-				(uint8_t)~cxib_xor8(raw + CXIB_CMD_MBOX_CTRL_SIG_START,
-						    CXIB_CMD_MBOX_CTRL_SIG_END -
-						    CXIB_CMD_MBOX_CTRL_SIG_START);
-			raw[CXIB_CMD_MBOX_SIG_END] = (uint8_t)~cxib_xor8(raw, CXIB_CMD_MBOX_SIG_END);
-		}
+		if (drv.sign)
+			cxib_cmd_mbox_sign(&b);
 		fake_mem_write(&t->fk, drv_mbox_addr(t, slot, out, k), &b, sizeof(b));
 	}
 }
@@ -102,7 +96,6 @@ void cmd_prepare(struct test_ctx *t, unsigned int slot, const void *in, uint32_t
 	uint64_t inp = drv_mbox_addr(t, slot, false, 0), outp = drv_mbox_addr(t, slot, true, 0);
 	uint8_t inl[CXIB_CMD_INLINE_LEN] = { 0 };
 	struct cxib_cmd_queue_entry e;
-	uint8_t *raw = (uint8_t *)&e;
 
 	/* program the queue address if the test has not (or moved it) */
 	if (rd32(t->dev, CXIB_OFFSET(CXIB_ISEG_CMDQ_ADDR_H)) != (uint32_t)(q >> 32) ||
@@ -122,7 +115,7 @@ void cmd_prepare(struct test_ctx *t, unsigned int slot, const void *in, uint32_t
 	CXIB_SET(&e, CXIB_CMD_ENTRY_TOKEN, token());
 	CXIB_SET(&e, CXIB_CMD_ENTRY_OWNERSHIP, CXIB_CMD_OWNER_HW);
 	if (drv.sign)
-		raw[0x3d] = (uint8_t)~cxib_xor8(raw, sizeof(e));
+		cxib_cmd_entry_sign(&e);
 	build_chain(t, slot, false, in, inlen);
 	build_chain(t, slot, true, NULL, outlen);
 	fake_mem_write(&t->fk, q + (uint64_t)slot * CXIB_CMD_ENTRY_SIZE, &e, sizeof(e));

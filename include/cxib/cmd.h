@@ -147,6 +147,37 @@ static inline __u8 cxib_xor8(const void *buf, unsigned int len)
 
 #define CXIB_CMD_SIG_GOOD			0xff
 
+/*
+ * Signing, one definition for the driver, the model and the host tests.  A mailbox block
+ * from the driver carries both signatures (ctrl_signature first: the block signature
+ * covers it); a block the device fills in, only the block signature.  The entry signature
+ * is taken over the whole entry as it is handed over (ownership included).
+ */
+static inline void cxib_cmd_mbox_sign_data(struct cxib_cmd_mailbox *box)
+{
+	CXIB_SET(box, CXIB_CMD_MBOX_SIGNATURE, 0);
+	CXIB_SET(box, CXIB_CMD_MBOX_SIGNATURE,
+		 (__u8)~cxib_xor8(box, CXIB_CMD_MBOX_SIG_END));
+}
+
+static inline void cxib_cmd_mbox_sign(struct cxib_cmd_mailbox *box)
+{
+	const __u8 *raw = (const __u8 *)box;
+
+	CXIB_SET(box, CXIB_CMD_MBOX_CTRL_SIGNATURE, 0);
+	CXIB_SET(box, CXIB_CMD_MBOX_CTRL_SIGNATURE,
+		 (__u8)~cxib_xor8(raw + CXIB_CMD_MBOX_CTRL_SIG_START,
+				  CXIB_CMD_MBOX_CTRL_SIG_END - CXIB_CMD_MBOX_CTRL_SIG_START));
+	cxib_cmd_mbox_sign_data(box);
+}
+
+static inline void cxib_cmd_entry_sign(void *ent)
+{
+	CXIB_SET(ent, CXIB_CMD_ENTRY_SIGNATURE, 0);
+	CXIB_SET(ent, CXIB_CMD_ENTRY_SIGNATURE,
+		 (__u8)~cxib_xor8(ent, CXIB_CMD_ENTRY_SIZE));
+}
+
 /* ---- Command header (PRM 2.5) -------------------------------------------------------- */
 
 #define CXIB_CMD_IN_OPCODE			0, 31, 16

@@ -188,26 +188,6 @@ VISIBLE_IF_KUNIT void cxib_cmd_msg_chain(struct cxib_cmd_msg *msg, u8 token)
 EXPORT_SYMBOL_IF_KUNIT(cxib_cmd_msg_chain);
 
 /**
- * cxib_cmd_mbox_sign() - fill a block's control signature and signature
- * @box: the block, with data, next pointer, block number and token in place
- *
- * The firmware checks them only when the driver enables cmdif_checksum, which cxib does
- * not; they are filled anyway, so every block the driver sends verifies.
- */
-VISIBLE_IF_KUNIT void cxib_cmd_mbox_sign(struct cxib_cmd_mailbox *box)
-{
-	const u8 *raw = (const u8 *)box;
-
-	CXIB_SET(box, CXIB_CMD_MBOX_CTRL_SIGNATURE, 0);
-	CXIB_SET(box, CXIB_CMD_MBOX_SIGNATURE, 0);
-	CXIB_SET(box, CXIB_CMD_MBOX_CTRL_SIGNATURE,
-		 (u8)~cxib_xor8(raw + CXIB_CMD_MBOX_CTRL_SIG_START,
-				CXIB_CMD_MBOX_CTRL_SIG_END - CXIB_CMD_MBOX_CTRL_SIG_START));
-	CXIB_SET(box, CXIB_CMD_MBOX_SIGNATURE, (u8)~cxib_xor8(raw, CXIB_CMD_MBOX_SIG_END));
-}
-EXPORT_SYMBOL_IF_KUNIT(cxib_cmd_mbox_sign);
-
-/**
  * cxib_cmd_msg_write() - copy a command's input beyond the inline bytes into its mailboxes
  * @msg: the input chain, CXIB_CMD_MBOX_BLOCKS(@inlen) blocks
  * @in: the whole command input
@@ -281,7 +261,7 @@ VISIBLE_IF_KUNIT void cxib_cmd_build_entry(struct cxib_cmd_queue_entry *ent, con
 	memcpy(ent->in, in, min_t(u32, inlen, CXIB_CMD_INLINE_LEN));
 	CXIB_SET(ent, CXIB_CMD_ENTRY_TOKEN, token);
 	CXIB_SET(ent, CXIB_CMD_ENTRY_OWNERSHIP, CXIB_CMD_OWNER_HW);
-	CXIB_SET(ent, CXIB_CMD_ENTRY_SIGNATURE, (u8)~cxib_xor8(ent, sizeof(*ent)));
+	cxib_cmd_entry_sign(ent);
 }
 EXPORT_SYMBOL_IF_KUNIT(cxib_cmd_build_entry);
 

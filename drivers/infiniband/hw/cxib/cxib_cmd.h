@@ -162,7 +162,6 @@ const char *cxib_cmd_status_str(u8 status);
 int cxib_cmd_status_to_errno(u8 status);
 u8 cxib_cmd_next_token(u8 token);
 void cxib_cmd_msg_chain(struct cxib_cmd_msg *msg, u8 token);
-void cxib_cmd_mbox_sign(struct cxib_cmd_mailbox *box);
 void cxib_cmd_msg_write(struct cxib_cmd_msg *msg, const void *in, u32 inlen);
 void cxib_cmd_msg_read(const struct cxib_cmd_msg *msg, void *out, u32 outlen);
 void cxib_cmd_build_entry(struct cxib_cmd_queue_entry *ent, const void *in, u32 inlen,
