@@ -29,6 +29,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <cxib/cmd_rsvd.h>
+
 #include "cxfw_priv.h"
 
 #define CXFW_CMD_ENTRY_DWORDS	(CXIB_CMD_ENTRY_SIZE / 4)
@@ -200,6 +202,35 @@ static const struct cxfw_cmd_desc cxfw_cmds[] = {
 	    CXIB_DEALLOC_XRCD_OUT_LEN, 0x1, CXFW_ST_INIT),
 };
 
+/* The reserved input fields every command is checked against (include/cxib/cmd_rsvd.h). */
+struct cxfw_cmd_rsvd {
+	uint16_t opcode;
+	uint8_t dw;
+	uint32_t mask;
+};
+
+#define RSVD(op, ...)	{ CXIB_CMD_OP_##op, CXIB_DW(__VA_ARGS__), CXIB_FMASK(__VA_ARGS__) },
+
+static const struct cxfw_cmd_rsvd cxfw_cmd_rsvd_in[] = {
+	CXIB_CMD_RSVD_IN(RSVD)
+};
+
+/* BAD_PARAM (class RESERVED, the dword) if @cmd sets a reserved field of its input. */
+static uint8_t cxfw_cmd_check_rsvd(struct cxfw_cmd *cmd)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(cxfw_cmd_rsvd_in) / sizeof(cxfw_cmd_rsvd_in[0]); i++) {
+		const struct cxfw_cmd_rsvd *r = &cxfw_cmd_rsvd_in[i];
+
+		if (r->opcode == cmd->opcode &&
+		    (cxib_be32_to_host(cmd->in[r->dw]) & r->mask))
+			return cxfw_fail(cmd, CXIB_CMD_STAT_BAD_PARAM,
+					 CXFW_SYND(CXFW_SYND_RESERVED, r->dw));
+	}
+	return CXIB_CMD_STAT_OK;
+}
+
 static const struct cxfw_cmd_desc *cxfw_cmd_lookup(uint16_t opcode)
 {
 	size_t i;
@@ -262,7 +293,9 @@ static uint8_t cxfw_cmd_dispatch(struct cxfw_dev *dev, struct cxfw_cmd *cmd,
 	if (!(desc->states & CXFW_ST(state)))
 		return cxfw_fail(cmd, CXIB_CMD_STAT_BAD_SYS_STATE,
 				 CXFW_SYND(CXFW_SYND_BAD_STATE, state));
-	status = cxfw_strict_check(dev, cmd);
+	status = cxfw_cmd_check_rsvd(cmd);
+	if (status == CXIB_CMD_STAT_OK)
+		status = cxfw_strict_check(dev, cmd);
 	if (status != CXIB_CMD_STAT_OK)
 		return status;
 	return desc->exec(dev, cmd);

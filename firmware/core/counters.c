@@ -61,9 +61,6 @@ uint8_t cxfw_cmd_alloc_q_counter(struct cxfw_dev *dev, struct cxfw_cmd *cmd)
 {
 	uint32_t id;
 
-	if (CXIB_GET(cmd->in, CXIB_ALLOC_Q_COUNTER_IN_RESERVED_AT_40) ||
-	    CXIB_GET(cmd->in, CXIB_ALLOC_Q_COUNTER_IN_RESERVED_AT_60))
-		return cxfw_fail(cmd, CXIB_CMD_STAT_BAD_PARAM, CXFW_SYND(CXFW_SYND_RESERVED, 2));
 	pthread_mutex_lock(&dev->lock);
 	for (id = 1; id < CXFW_MAX_Q_COUNTERS && cxfw_q_counter_allocated(dev, id); id++)
 		;
@@ -83,9 +80,6 @@ uint8_t cxfw_cmd_dealloc_q_counter(struct cxfw_dev *dev, struct cxfw_cmd *cmd)
 	uint32_t id = CXIB_GET(cmd->in, CXIB_DEALLOC_Q_COUNTER_IN_COUNTER_SET_ID);
 	uint8_t st = CXIB_CMD_STAT_OK;
 
-	if (CXIB_GET(cmd->in, CXIB_DEALLOC_Q_COUNTER_IN_RESERVED_AT_40) ||
-	    CXIB_GET(cmd->in, CXIB_DEALLOC_Q_COUNTER_IN_RESERVED_AT_60))
-		return cxfw_fail(cmd, CXIB_CMD_STAT_BAD_PARAM, CXFW_SYND(CXFW_SYND_RESERVED, 2));
 	if (!id || id >= CXFW_MAX_Q_COUNTERS)
 		return cxfw_fail(cmd, CXIB_CMD_STAT_BAD_INDEX, CXFW_SYND(CXFW_SYND_BAD_INDEX, id));
 	pthread_mutex_lock(&dev->lock);
@@ -110,13 +104,6 @@ uint8_t cxfw_cmd_query_q_counter(struct cxfw_dev *dev, struct cxfw_cmd *cmd)
 		return cxfw_fail(cmd, CXIB_CMD_STAT_BAD_PARAM, CXFW_SYND(CXFW_SYND_BAD_PARAM, 2));
 	if (CXIB_GET(cmd->in, CXIB_QUERY_Q_COUNTER_IN_AGGREGATE))
 		return cxfw_fail(cmd, CXIB_CMD_STAT_BAD_PARAM, CXFW_SYND(CXFW_SYND_BAD_PARAM, 6));
-	if (CXIB_GET(cmd->in, CXIB_QUERY_Q_COUNTER_IN_RESERVED_AT_41) ||
-	    CXIB_GET(cmd->in, CXIB_QUERY_Q_COUNTER_IN_RESERVED_AT_60) ||
-	    CXIB_GET(cmd->in, CXIB_QUERY_Q_COUNTER_IN_RESERVED_AT_80) ||
-	    CXIB_GET(cmd->in, CXIB_QUERY_Q_COUNTER_IN_RESERVED_AT_A0) ||
-	    CXIB_GET(cmd->in, CXIB_QUERY_Q_COUNTER_IN_RESERVED_AT_C2) ||
-	    CXIB_GET(cmd->in, CXIB_QUERY_Q_COUNTER_IN_RESERVED_AT_E0))
-		return cxfw_fail(cmd, CXIB_CMD_STAT_BAD_PARAM, CXFW_SYND(CXFW_SYND_RESERVED, 2));
 	if (!id || id >= CXFW_MAX_Q_COUNTERS)
 		return cxfw_fail(cmd, CXIB_CMD_STAT_BAD_INDEX, CXFW_SYND(CXFW_SYND_BAD_INDEX, id));
 	pthread_mutex_lock(&dev->lock);

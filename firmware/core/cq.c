@@ -213,9 +213,6 @@ uint8_t cxfw_cmd_destroy_cq(struct cxfw_dev *dev, struct cxfw_cmd *cmd)
 	uint8_t st = CXIB_CMD_STAT_OK;
 	struct cxfw_cq *cq;
 
-	if (CXIB_GET(cmd->in, CXIB_DESTROY_CQ_IN_RESERVED_AT_40) ||
-	    CXIB_GET(cmd->in, CXIB_DESTROY_CQ_IN_RESERVED_AT_60))
-		return cxfw_fail(cmd, CXIB_CMD_STAT_BAD_PARAM, CXFW_SYND(CXFW_SYND_RESERVED, 2));
 	cq = cxfw_cq_get(dev, cmd, cqn, &st);
 	if (!cq)
 		return st;
@@ -238,9 +235,6 @@ uint8_t cxfw_cmd_query_cq(struct cxfw_dev *dev, struct cxfw_cmd *cmd)
 	uint8_t st = CXIB_CMD_STAT_OK, arm_st;
 	struct cxfw_cq *cq;
 
-	if (CXIB_GET(cmd->in, CXIB_QUERY_CQ_IN_RESERVED_AT_40) ||
-	    CXIB_GET(cmd->in, CXIB_QUERY_CQ_IN_RESERVED_AT_60))
-		return cxfw_fail(cmd, CXIB_CMD_STAT_BAD_PARAM, CXFW_SYND(CXFW_SYND_RESERVED, 2));
 	cq = cxfw_cq_get(dev, cmd, CXIB_GET(cmd->in, CXIB_QUERY_CQ_IN_CQN), &st);
 	if (!cq)
 		return st;
@@ -287,8 +281,6 @@ uint8_t cxfw_cmd_modify_cq(struct cxfw_dev *dev, struct cxfw_cmd *cmd)
 		return cxfw_fail(cmd, CXIB_CMD_STAT_BAD_PARAM,
 				 CXFW_SYND(CXFW_SYND_BAD_PARAM,
 					   CXIB_GET(cqc, CXIB_CQC_CQ_PERIOD_MODE)));
-	if (CXIB_GET(cmd->in, CXIB_MODIFY_CQ_IN_RESERVED_AT_40))
-		return cxfw_fail(cmd, CXIB_CMD_STAT_BAD_PARAM, CXFW_SYND(CXFW_SYND_RESERVED, 2));
 	cq = cxfw_cq_get(dev, cmd, CXIB_GET(cmd->in, CXIB_MODIFY_CQ_IN_CQN), &st);
 	if (!cq)
 		return st;

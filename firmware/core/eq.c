@@ -196,9 +196,6 @@ uint8_t cxfw_cmd_create_eq(struct cxfw_dev *dev, struct cxfw_cmd *cmd)
 	bool uar_ok;
 	uint8_t st;
 
-	if (CXIB_GET(cmd->in, CXIB_CREATE_EQ_IN_RESERVED_AT_40) ||
-	    CXIB_GET(cmd->in, CXIB_CREATE_EQ_IN_RESERVED_AT_60))
-		return cxfw_fail(cmd, CXIB_CMD_STAT_BAD_PARAM, CXFW_SYND(CXFW_SYND_RESERVED, 2));
 	pthread_mutex_lock(&dev->lock);
 	max_log_size = CXIB_GET(dev->cap_cur.dw, CXIB_HCA_CAP_LOG_MAX_EQ_SZ);
 	uar_ok = cxfw_uar_allocated(dev, uar);
@@ -275,9 +272,6 @@ uint8_t cxfw_cmd_destroy_eq(struct cxfw_dev *dev, struct cxfw_cmd *cmd)
 	struct cxfw_eq *eq;
 	uint8_t st = CXIB_CMD_STAT_OK;
 
-	if (CXIB_GET(cmd->in, CXIB_DESTROY_EQ_IN_RESERVED_AT_40) ||
-	    CXIB_GET(cmd->in, CXIB_DESTROY_EQ_IN_RESERVED_AT_60))
-		return cxfw_fail(cmd, CXIB_CMD_STAT_BAD_PARAM, CXFW_SYND(CXFW_SYND_RESERVED, 2));
 	eq = cxfw_eq_get(dev, cmd, eqn, &st);
 	if (!eq)
 		return st;
@@ -297,9 +291,6 @@ uint8_t cxfw_cmd_query_eq(struct cxfw_dev *dev, struct cxfw_cmd *cmd)
 	struct cxfw_eq *eq;
 	uint8_t st = CXIB_CMD_STAT_OK;
 
-	if (CXIB_GET(cmd->in, CXIB_QUERY_EQ_IN_RESERVED_AT_40) ||
-	    CXIB_GET(cmd->in, CXIB_QUERY_EQ_IN_RESERVED_AT_60))
-		return cxfw_fail(cmd, CXIB_CMD_STAT_BAD_PARAM, CXFW_SYND(CXFW_SYND_RESERVED, 2));
 	eq = cxfw_eq_get(dev, cmd, eqn, &st);
 	if (!eq)
 		return st;

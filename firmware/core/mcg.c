@@ -93,9 +93,6 @@ static uint8_t cxfw_mcg_prepare(struct cxfw_dev *dev, struct cxfw_cmd *cmd, uint
 
 	*qpn = CXIB_GET(cmd->in, CXIB_ATTACH_TO_MCG_IN_QPN);
 	*gid = cxfw_in_bytes(cmd, CXIB_ATTACH_TO_MCG_IN_MULTICAST_GID_OFFSET);
-	if (CXIB_GET(cmd->in, CXIB_ATTACH_TO_MCG_IN_RESERVED_AT_40) ||
-	    CXIB_GET(cmd->in, CXIB_ATTACH_TO_MCG_IN_RESERVED_AT_60))
-		return cxfw_fail(cmd, CXIB_CMD_STAT_BAD_PARAM, CXFW_SYND(CXFW_SYND_RESERVED, 2));
 	if ((*gid)[0] != 0xff)
 		return cxfw_fail(cmd, CXIB_CMD_STAT_BAD_PARAM,
 				 CXFW_SYND(CXFW_SYND_BAD_PARAM, (*gid)[0]));

@@ -55,9 +55,6 @@ uint8_t cxfw_cmd_dealloc_pd(struct cxfw_dev *dev, struct cxfw_cmd *cmd)
 	uint32_t pd = CXIB_GET(cmd->in, CXIB_DEALLOC_PD_IN_PD);
 	uint8_t st = CXIB_CMD_STAT_OK;
 
-	if (CXIB_GET(cmd->in, CXIB_DEALLOC_PD_IN_RESERVED_AT_40) ||
-	    CXIB_GET(cmd->in, CXIB_DEALLOC_PD_IN_RESERVED_AT_60))
-		return cxfw_fail(cmd, CXIB_CMD_STAT_BAD_PARAM, CXFW_SYND(CXFW_SYND_RESERVED, 2));
 	if (!pd || pd >= CXFW_MAX_PDS)
 		return cxfw_fail(cmd, CXIB_CMD_STAT_BAD_INDEX, CXFW_SYND(CXFW_SYND_BAD_INDEX, pd));
 	pthread_mutex_lock(&dev->lock);
@@ -94,9 +91,6 @@ uint8_t cxfw_cmd_dealloc_xrcd(struct cxfw_dev *dev, struct cxfw_cmd *cmd)
 	uint32_t x = CXIB_GET(cmd->in, CXIB_DEALLOC_XRCD_IN_XRCD);
 	uint8_t st = CXIB_CMD_STAT_OK;
 
-	if (CXIB_GET(cmd->in, CXIB_DEALLOC_XRCD_IN_RESERVED_AT_40) ||
-	    CXIB_GET(cmd->in, CXIB_DEALLOC_XRCD_IN_RESERVED_AT_60))
-		return cxfw_fail(cmd, CXIB_CMD_STAT_BAD_PARAM, CXFW_SYND(CXFW_SYND_RESERVED, 2));
 	if (!x || x >= CXFW_MAX_XRCDS)
 		return cxfw_fail(cmd, CXIB_CMD_STAT_BAD_INDEX, CXFW_SYND(CXFW_SYND_BAD_INDEX, x));
 	pthread_mutex_lock(&dev->lock);
@@ -278,11 +272,6 @@ uint8_t cxfw_cmd_create_mkey(struct cxfw_dev *dev, struct cxfw_cmd *cmd)
 static struct cxfw_mkey *cxfw_mkey_get(struct cxfw_dev *dev, struct cxfw_cmd *cmd,
 				       uint32_t idx, uint8_t *st)
 {
-	if (CXIB_GET(cmd->in, CXIB_QUERY_MKEY_IN_RESERVED_AT_40) ||
-	    CXIB_GET(cmd->in, CXIB_QUERY_MKEY_IN_RESERVED_AT_61)) {
-		*st = cxfw_fail(cmd, CXIB_CMD_STAT_BAD_PARAM, CXFW_SYND(CXFW_SYND_RESERVED, 2));
-		return NULL;
-	}
 	if (idx < CXFW_FIRST_MKEY || idx >= CXFW_MAX_MKEYS) {
 		*st = cxfw_fail(cmd, CXIB_CMD_STAT_BAD_INDEX, CXFW_SYND(CXFW_SYND_BAD_INDEX, idx));
 		return NULL;

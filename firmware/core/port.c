@@ -300,8 +300,6 @@ uint8_t cxfw_cmd_access_reg(struct cxfw_dev *dev, struct cxfw_cmd *cmd)
 	unsigned int port = 0;
 	uint8_t st;
 
-	if (CXIB_GET(cmd->in, CXIB_ACCESS_REG_IN_RESERVED_AT_40))
-		return cxfw_fail(cmd, CXIB_CMD_STAT_BAD_PARAM, CXFW_SYND(CXFW_SYND_RESERVED, 2));
 	if (!reg || (write && !reg->writable) || (!write && !reg->readable))
 		return cxfw_fail(cmd, CXIB_CMD_STAT_BAD_OP, CXFW_SYND(CXFW_SYND_BAD_PARAM, id));
 	if (cmd->inlen < CXIB_ACCESS_REG_IN_LEN(reg->len))

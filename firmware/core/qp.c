@@ -314,10 +314,6 @@ static struct cxfw_qp *cxfw_qp_get(struct cxfw_dev *dev, struct cxfw_cmd *cmd, u
 	uint32_t qpn = CXIB_GET(cmd->in, CXIB_QP_MODIFY_IN_QPN);
 	struct cxfw_qp *qp;
 
-	if (CXIB_GET(cmd->in, CXIB_QP_MODIFY_IN_RESERVED_AT_40)) {
-		*st = cxfw_fail(cmd, CXIB_CMD_STAT_BAD_PARAM, CXFW_SYND(CXFW_SYND_RESERVED, 2));
-		return NULL;
-	}
 	if (qpn < CXFW_FIRST_QPN || qpn >= CXFW_MAX_QPS) {
 		*st = cxfw_fail(cmd, CXIB_CMD_STAT_BAD_INDEX, CXFW_SYND(CXFW_SYND_BAD_INDEX, qpn));
 		return NULL;

@@ -271,20 +271,14 @@ static uint8_t cxfw_srq_create(struct cxfw_dev *dev, struct cxfw_cmd *cmd,
 
 /*
  * The SRQ of @kind a command names (@srqn); lock held on success.  An object of another
- * kind is BAD_RESOURCE, as no object is.  @number_only: dword 2 holds nothing but the
- * number (all but MODIFY_RMP), its top byte is reserved.
+ * kind is BAD_RESOURCE, as no object is.  (The byte above the number is reserved in
+ * every command but MODIFY_RMP: include/cxib/cmd_rsvd.h, checked before the command runs.)
  */
 static struct cxfw_srq *cxfw_srq_get(struct cxfw_dev *dev, struct cxfw_cmd *cmd,
-				     uint32_t srqn, uint8_t kind, bool number_only, uint8_t *st)
+				     uint32_t srqn, uint8_t kind, uint8_t *st)
 {
 	struct cxfw_srq *srq;
 
-	if (number_only && CXIB_GET(cmd->in, CXIB_SRQ_CMD_IN_RESERVED_AT_40)) {
-		*st = cxfw_fail(cmd, CXIB_CMD_STAT_BAD_PARAM,
-				CXFW_SYND(CXFW_SYND_RESERVED,
-					  CXIB_DW(CXIB_SRQ_CMD_IN_RESERVED_AT_40)));
-		return NULL;
-	}
 	if (!srqn || srqn >= CXFW_MAX_SRQS) {
 		*st = cxfw_fail(cmd, CXIB_CMD_STAT_BAD_INDEX, CXFW_SYND(CXFW_SYND_BAD_INDEX, srqn));
 		return NULL;
@@ -303,7 +297,7 @@ static uint8_t cxfw_srq_destroy(struct cxfw_dev *dev, struct cxfw_cmd *cmd, uint
 				uint8_t kind)
 {
 	uint8_t st = CXIB_CMD_STAT_OK;
-	struct cxfw_srq *srq = cxfw_srq_get(dev, cmd, srqn, kind, true, &st);
+	struct cxfw_srq *srq = cxfw_srq_get(dev, cmd, srqn, kind, &st);
 
 	if (!srq)
 		return st;
@@ -326,7 +320,7 @@ static uint8_t cxfw_srq_arm(struct cxfw_dev *dev, struct cxfw_cmd *cmd, uint32_t
 			    uint8_t kind, uint32_t lwm)
 {
 	uint8_t st = CXIB_CMD_STAT_OK;
-	struct cxfw_srq *srq = cxfw_srq_get(dev, cmd, srqn, kind, true, &st);
+	struct cxfw_srq *srq = cxfw_srq_get(dev, cmd, srqn, kind, &st);
 
 	if (!srq)
 		return st;
@@ -346,7 +340,7 @@ static uint8_t cxfw_srq_query(struct cxfw_dev *dev, struct cxfw_cmd *cmd, uint32
 {
 	__be32 *srqc = (__be32 *)cxfw_out_bytes(cmd, ctx_off);
 	uint8_t st = CXIB_CMD_STAT_OK;
-	struct cxfw_srq *srq = cxfw_srq_get(dev, cmd, srqn, kind, true, &st);
+	struct cxfw_srq *srq = cxfw_srq_get(dev, cmd, srqn, kind, &st);
 
 	if (!srq)
 		return st;
@@ -407,10 +401,6 @@ uint8_t cxfw_cmd_query_srq(struct cxfw_dev *dev, struct cxfw_cmd *cmd)
 
 uint8_t cxfw_cmd_arm_rq(struct cxfw_dev *dev, struct cxfw_cmd *cmd)
 {
-	if (CXIB_GET(cmd->in, CXIB_ARM_RQ_IN_RESERVED_AT_60))
-		return cxfw_fail(cmd, CXIB_CMD_STAT_BAD_PARAM,
-				 CXFW_SYND(CXFW_SYND_RESERVED,
-					   CXIB_DW(CXIB_ARM_RQ_IN_RESERVED_AT_60)));
 	return cxfw_srq_arm(dev, cmd, CXIB_GET(cmd->in, CXIB_ARM_RQ_IN_SRQ_NUMBER),
 			    CXFW_SRQ_KIND_SRQ, CXIB_GET(cmd->in, CXIB_ARM_RQ_IN_LWM));
 }
@@ -473,10 +463,6 @@ uint8_t cxfw_cmd_query_xrc_srq(struct cxfw_dev *dev, struct cxfw_cmd *cmd)
 
 uint8_t cxfw_cmd_arm_xrc_srq(struct cxfw_dev *dev, struct cxfw_cmd *cmd)
 {
-	if (CXIB_GET(cmd->in, CXIB_ARM_XRC_SRQ_IN_RESERVED_AT_60))
-		return cxfw_fail(cmd, CXIB_CMD_STAT_BAD_PARAM,
-				 CXFW_SYND(CXFW_SYND_RESERVED,
-					   CXIB_DW(CXIB_ARM_XRC_SRQ_IN_RESERVED_AT_60)));
 	return cxfw_srq_arm(dev, cmd, CXIB_GET(cmd->in, CXIB_ARM_XRC_SRQ_IN_XRC_SRQN),
 			    CXFW_SRQ_KIND_XRC_SRQ, CXIB_GET(cmd->in, CXIB_ARM_XRC_SRQ_IN_LWM));
 }
@@ -543,10 +529,6 @@ uint8_t cxfw_cmd_modify_rmp(struct cxfw_dev *dev, struct cxfw_cmd *cmd)
 	uint8_t st = CXIB_CMD_STAT_OK, now;
 	struct cxfw_srq *srq;
 
-	if (CXIB_GET(cmd->in, CXIB_MODIFY_RMP_IN_RESERVED_AT_44))
-		return cxfw_fail(cmd, CXIB_CMD_STAT_BAD_PARAM,
-				 CXFW_SYND(CXFW_SYND_RESERVED,
-					   CXIB_DW(CXIB_MODIFY_RMP_IN_RESERVED_AT_44)));
 	/* lwm is the only field of an RMP that can change */
 	if (bitmask & ~CXIB_RMP_BITMASK_LWM)
 		return cxfw_fail(cmd, CXIB_CMD_STAT_BAD_PARAM,
@@ -554,7 +536,7 @@ uint8_t cxfw_cmd_modify_rmp(struct cxfw_dev *dev, struct cxfw_cmd *cmd)
 	if (next != CXIB_RMPC_STATE_RDY && next != CXIB_RMPC_STATE_ERR)
 		return cxfw_fail(cmd, CXIB_CMD_STAT_BAD_PARAM,
 				 CXFW_SYND(CXFW_SYND_BAD_PARAM, next));
-	srq = cxfw_srq_get(dev, cmd, rmpn, CXFW_SRQ_KIND_RMP, false, &st);
+	srq = cxfw_srq_get(dev, cmd, rmpn, CXFW_SRQ_KIND_RMP, &st);
 	if (!srq)
 		return st;
 	now = srq->error ? CXIB_RMPC_STATE_ERR : CXIB_RMPC_STATE_RDY;
@@ -585,7 +567,7 @@ uint8_t cxfw_cmd_query_rmp(struct cxfw_dev *dev, struct cxfw_cmd *cmd)
 	__be32 *rmpc = (__be32 *)cxfw_out_bytes(cmd, CXIB_QUERY_RMP_OUT_RMPC_OFFSET);
 	uint8_t st = CXIB_CMD_STAT_OK;
 	struct cxfw_srq *srq = cxfw_srq_get(dev, cmd, CXIB_GET(cmd->in, CXIB_QUERY_RMP_IN_RMPN),
-					    CXFW_SRQ_KIND_RMP, true, &st);
+					    CXFW_SRQ_KIND_RMP, &st);
 
 	if (!srq)
 		return st;

@@ -14,18 +14,22 @@
  *               only QUERY_ISSI, SET_ISSI, QUERY_PAGES, MANAGE_PAGES, DISABLE_HCA and NOP
  *               run (PRM start-up: the firmware runs on the boot pages): BAD_SYS_STATE,
  *               class ORDER with the MANAGE_PAGES opcode.
- *  reserved     The commands whose whole input is the 16-byte header (below) have every
- *               bit of dwords 2 and 3 outside their named fields clear: BAD_PARAM,
- *               syndrome class RESERVED with the dword index.
+ *  reserved     The commands whose whole input is the 16-byte header (include/cxib/
+ *               cmd_rsvd.h, CXIB_CMD_HDR_ONLY_IN) have every bit of dwords 2 and 3
+ *               outside their named fields clear: BAD_PARAM, syndrome class RESERVED with
+ *               the dword index.
  *  uar-owner    An EQ, CQ or SQ doorbell through a UAR page other than the one the queue
  *               was created with is ignored in either mode; in strict mode the log line
  *               names the rule, so the lab fails the job (a doorbell has no status).
  *
  * Always enforced, strict or not (elsewhere): reserved bits of the command entry, the
- * mailboxes and dword 1 of every header (cmd.c); INIT_HCA only after the pages QUERY_PAGES
+ * mailboxes and dword 1 of every header, and the reserved fields include/cxib/cmd_rsvd.h
+ * lists per command (CXIB_CMD_RSVD_IN), all in cmd.c; INIT_HCA only after the pages QUERY_PAGES
  * asked for (pages.c); doorbells only through the UAR page the EQ, CQ or QP was created
  * with (eq.c, cq.c, qp.c); every command only in the HCA states the PRM allows (cmd.c).
  */
+#include <cxib/cmd_rsvd.h>
+
 #include "cxfw_priv.h"
 
 /* A named field of dword 2 or 3 of a header-only command. */
@@ -40,43 +44,11 @@ struct cxfw_strict_cmd {
 };
 
 #define SF(...)		{ CXIB_DW(__VA_ARGS__), CXIB_FMASK(__VA_ARGS__) }
-#define SCMD(op, ...)	{ CXIB_CMD_OP_##op, { __VA_ARGS__ } }
+#define SCMD(op, ...)	{ CXIB_CMD_OP_##op, { __VA_ARGS__ } },
 
+/* include/cxib/cmd_rsvd.h's header-only commands with their named fields */
 static const struct cxfw_strict_cmd cxfw_strict_cmds[] = {
-	SCMD(ENABLE_HCA, SF(CXIB_ENABLE_HCA_IN_EMBEDDED_CPU_FUNCTION),
-	     SF(CXIB_ENABLE_HCA_IN_FUNCTION_ID)),
-	SCMD(DISABLE_HCA, SF(CXIB_ENABLE_HCA_IN_EMBEDDED_CPU_FUNCTION),
-	     SF(CXIB_ENABLE_HCA_IN_FUNCTION_ID)),
-	SCMD(QUERY_PAGES, SF(CXIB_QUERY_PAGES_IN_EMBEDDED_CPU_FUNCTION),
-	     SF(CXIB_QUERY_PAGES_IN_FUNCTION_ID)),
-	SCMD(QUERY_HCA_CAP, SF(CXIB_QUERY_HCA_CAP_IN_OTHER_FUNCTION),
-	     SF(CXIB_QUERY_HCA_CAP_IN_FUNCTION_ID)),
-	SCMD(QUERY_ISSI),
-	SCMD(SET_ISSI, SF(CXIB_SET_ISSI_IN_CURRENT_ISSI)),
-	SCMD(TEARDOWN_HCA, SF(CXIB_TEARDOWN_HCA_IN_PROFILE)),
-	SCMD(QUERY_ADAPTER),
-	SCMD(ALLOC_PD),
-	SCMD(DEALLOC_PD, SF(CXIB_DEALLOC_PD_IN_PD)),
-	SCMD(ALLOC_UAR),
-	SCMD(DEALLOC_UAR, SF(CXIB_DEALLOC_UAR_IN_UAR)),
-	SCMD(ALLOC_XRCD),
-	SCMD(DEALLOC_XRCD, SF(CXIB_DEALLOC_XRCD_IN_XRCD)),
-	SCMD(ALLOC_Q_COUNTER),
-	SCMD(DEALLOC_Q_COUNTER, SF(CXIB_DEALLOC_Q_COUNTER_IN_COUNTER_SET_ID)),
-	SCMD(DESTROY_EQ, SF(CXIB_DESTROY_EQ_IN_EQ_NUMBER)),
-	SCMD(QUERY_EQ, SF(CXIB_QUERY_EQ_IN_EQ_NUMBER)),
-	SCMD(DESTROY_CQ, SF(CXIB_DESTROY_CQ_IN_CQN)),
-	SCMD(QUERY_CQ, SF(CXIB_QUERY_CQ_IN_CQN)),
-	SCMD(DESTROY_QP, SF(CXIB_DESTROY_QP_IN_QPN)),
-	SCMD(QUERY_QP, SF(CXIB_QUERY_QP_IN_QPN)),
-	SCMD(DESTROY_MKEY, SF(CXIB_DESTROY_MKEY_IN_MKEY_INDEX)),
-	SCMD(QUERY_MKEY, SF(CXIB_QUERY_MKEY_IN_MKEY_INDEX)),
-	SCMD(DESTROY_SRQ, SF(CXIB_DESTROY_SRQ_IN_SRQN)),
-	SCMD(QUERY_SRQ, SF(CXIB_QUERY_SRQ_IN_SRQN)),
-	SCMD(DESTROY_XRC_SRQ, SF(CXIB_DESTROY_XRC_SRQ_IN_XRC_SRQN)),
-	SCMD(QUERY_XRC_SRQ, SF(CXIB_QUERY_XRC_SRQ_IN_XRC_SRQN)),
-	SCMD(DESTROY_RMP, SF(CXIB_DESTROY_RMP_IN_RMPN)),
-	SCMD(QUERY_RMP, SF(CXIB_QUERY_RMP_IN_RMPN)),
+	CXIB_CMD_HDR_ONLY_IN(SCMD, SF)
 };
 
 /* The commands that may run before SET_ISSI (issi-first). */

@@ -7,9 +7,13 @@
  */
 #include <pthread.h>
 #include <sched.h>
+#include <stdio.h>
 #include <string.h>
 
+#include <cxib/cmd_rsvd.h>
+
 #include "drv.h"
+#include "cxfw_priv.h"
 
 #define SYND_BAD_OP(op)	(0x0b000000u | (op))
 
@@ -777,4 +781,59 @@ TEST(concurrent_doorbells_and_worker_complete_everything)
 	CHECK_EQ(stats(t).cmds_completed, ROUNDS * SLOTS);
 	CHECK_EQ(stats(t).cmd_doorbells, ROUNDS * SLOTS);
 	CHECK_EQ(stats(t).dma_errors, 0);
+}
+
+/* ---- reserved input fields (include/cxib/cmd_rsvd.h) ------------------------------------ */
+
+struct rsvd_case {
+	uint16_t opcode;
+	const char *name;
+	uint8_t dw;
+	uint32_t mask;
+};
+
+#define RSVD_CASE(op, ...) \
+	{ CXIB_CMD_OP_##op, #op, CXIB_DW(__VA_ARGS__), CXIB_FMASK(__VA_ARGS__) },
+
+static const struct rsvd_case rsvd_cases[] = {
+	CXIB_CMD_RSVD_IN(RSVD_CASE)
+};
+
+/*
+ * Every row of the description, lenient mode: the command with only the lowest and then
+ * only the highest bit of the field set is refused with BAD_PARAM, class RESERVED and
+ * the field's dword, before it touches any object (none exists with the numbers 0).
+ */
+TEST(cmd_every_described_reserved_field_is_refused)
+{
+	static uint8_t in[0x200], out[0x200];
+	size_t i;
+	int b;
+
+	CHECK_EQ(drv_bringup(t), 0);
+	for (i = 0; i < sizeof(rsvd_cases) / sizeof(rsvd_cases[0]); i++) {
+		const struct rsvd_case *c = &rsvd_cases[i];
+		uint16_t op_mod = c->opcode == CXIB_CMD_OP_ARM_RQ ? CXIB_ARM_RQ_OP_MOD_SRQ :
+				  c->opcode == CXIB_CMD_OP_ARM_XRC_SRQ ?
+				  CXIB_ARM_XRC_SRQ_OP_MOD_XRC_SRQ : 0;
+
+		for (b = 0; b < 2; b++) {
+			uint32_t bit = b ? 1u << (31 - __builtin_clz(c->mask)) : c->mask & -c->mask;
+			unsigned int st;
+
+			memset(in, 0, sizeof(in));
+			cmd_hdr(in, c->opcode, op_mod);
+			((__be32 *)in)[c->dw] = cxib_host_to_be32(bit);
+			st = drv_run(t, in, sizeof(in), out, sizeof(out));
+			if (st != CXIB_CMD_STAT_BAD_PARAM ||
+			    CXIB_GET(out, CXIB_CMD_OUT_SYNDROME) !=
+			    CXFW_SYND(CXFW_SYND_RESERVED, c->dw))
+				fprintf(stderr, "%s dword %u bit 0x%08x: status 0x%x\n", c->name,
+					c->dw, bit, st);
+			CHECK_EQ(st, CXIB_CMD_STAT_BAD_PARAM);
+			CHECK_EQ(CXIB_GET(out, CXIB_CMD_OUT_SYNDROME),
+				 CXFW_SYND(CXFW_SYND_RESERVED, c->dw));
+		}
+	}
+	CHECK(i >= 50);
 }

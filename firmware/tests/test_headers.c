@@ -8,10 +8,12 @@
  * list.
  */
 #include <stddef.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <cxib/hw.h>
 #include <cxib/cmd.h>
+#include <cxib/cmd_rsvd.h>
 #include <cxib/eq.h>
 #include <cxib/mad.h>
 #include <cxib/pma.h>
@@ -108,6 +110,26 @@ TEST(header_cmd_entry_layout_matches_prm)
 /* The first bit of a field, counted from bit 31 of dword 0: X of a RESERVED_AT_X name. */
 #define FIRST_BIT(...)	(32 * CXIB_DW(__VA_ARGS__) + __builtin_clz(CXIB_FMASK(__VA_ARGS__)))
 #define CHECK_RSVD(f, at)	CHECK_EQ(FIRST_BIT(f), at)
+
+/* Every field of the per-command reserved descriptions is named by its first bit. */
+#define RSVD_NAME(op, ...)	{ #__VA_ARGS__, FIRST_BIT(__VA_ARGS__) },
+
+TEST(header_described_reserved_fields_named_by_first_bit)
+{
+	static const struct {
+		const char *name;
+		unsigned int first;
+	} f[] = { CXIB_CMD_RSVD_IN(RSVD_NAME) };
+	size_t i;
+
+	for (i = 0; i < sizeof(f) / sizeof(f[0]); i++) {
+		const char *at = strstr(f[i].name, "_RESERVED_AT_");
+
+		CHECK(at != NULL);
+		if (at)
+			CHECK_EQ(strtoul(at + strlen("_RESERVED_AT_"), NULL, 16), f[i].first);
+	}
+}
 
 TEST(header_reserved_ranges_named_by_first_bit)
 {
