@@ -62,18 +62,31 @@ FIRMWARE_DIRS = ("/usr/share/seabios", "/usr/share/qemu")
 ROOT_PORT = "pcie-root-port,id=rp1,bus=pcie.0,chassis=1,slot=1"
 
 
+# The QEMU command lines of the lab nodes, of scripts/run-kunit and of the model's smoke
+# test (firmware/qemu/smoke-test) are put together from these.
+
+def base_args() -> list[str]:
+    """Nothing but what is asked for (-nodefaults), headless; firmware from Debian's
+    packages."""
+    return ["-nodefaults", "-display", "none"] + [a for d in FIRMWARE_DIRS for a in ("-L", d)]
+
+
 def machine_args(mem: int, smp: int = 1, cpu: str | None = "max") -> list[str]:
-    """A headless q35 under TCG with @smp vCPUs and @mem MiB, nothing but what is asked for
-    (-nodefaults), powered off instead of rebooted; firmware from Debian's packages."""
+    """A headless q35 under TCG with @smp vCPUs and @mem MiB, powered off instead of
+    rebooted (base_args())."""
     return (["-M", "q35", "-accel", "tcg"] + (["-cpu", cpu] if cpu else [])
-            + ["-smp", str(smp), "-m", str(mem), "-nodefaults", "-display", "none",
-               "-no-reboot"] + [a for d in FIRMWARE_DIRS for a in ("-L", d)])
+            + ["-smp", str(smp), "-m", str(mem), "-no-reboot"] + base_args())
+
+
+def root_port_args(addr: str | None = None) -> list[str]:
+    """The PCIe root port rp1 the HCA sits behind, at slot @addr of q35's bus if given."""
+    return ["-device", ROOT_PORT + (f",addr={addr}" if addr else "")]
 
 
 def hca_args(dev_id: str, props: list[str]) -> list[str]:
     """A cxib-pci called @dev_id with @props ("name=value") behind a PCIe root port."""
-    return ["-device", ROOT_PORT, "-device", ",".join(["cxib-pci", f"id={dev_id}", "bus=rp1"]
-                                                      + props)]
+    return root_port_args() + ["-device", ",".join(["cxib-pci", f"id={dev_id}", "bus=rp1"]
+                                                   + props)]
 
 
 def cable_props(run: str, idx: int, n: int) -> list[str]:
