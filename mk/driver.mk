@@ -32,8 +32,8 @@ kdir_of = $(if $(filter $(1),$(KVER)),$(KDIR),/lib/modules/$(1)/build)
 # Sources that kbuild reads, relative to $(TOP), and the pattern that picks out diagnostics
 # about them (absolute or relative paths, in gcc, kernel-doc, modpost and sparse output).
 KMOD_SRC_ROOTS := $(patsubst $(TOP)/%,%,$(wildcard $(addprefix $(TOP)/,\
-		  Kbuild compat drivers/infiniband/hw/cxib include/cxib tests/kunit)))
-CXIB_DIAG_RE := (drivers/infiniband/hw/cxib|include/cxib|tests/kunit)/.*(warning|error|WARNING|ERROR):
+		  Kbuild compat drivers/infiniband/hw/cxib include/cxib tests/kunit tests/kvh)))
+CXIB_DIAG_RE := (drivers/infiniband/hw/cxib|include/cxib|tests/kunit|tests/kvh)/.*(warning|error|WARNING|ERROR):
 # What every kbuild of cxib's sources is given (the version, the probes' cache).
 CXIB_KBUILD_ARGS = CXIB_VERSION=$(CXIB_VERSION) CXIB_CONFIG_DIR=$(CXIB_CONFIG_DIR)
 

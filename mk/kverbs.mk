@@ -7,7 +7,8 @@
 #   kverbs        kverbs.ko for Debian's 6.12 and 6.1 kernels, W=1, each built in its own
 #                 tree of symlinks build/kverbs/<kver>/tree/tests/e2e/kverbs/ and copied to
 #                 build/kverbs/<kver>/kverbs.ko
-#   checkpatch-kverbs  checkpatch.pl --strict over tests/e2e/kverbs
+#   checkpatch-kverbs  checkpatch.pl --strict over tests/e2e/kverbs and tests/kvh (the
+#                 kernel-verbs harness it shares with the KUnit live suite)
 #   clean-kverbs  remove build/kverbs
 #
 # check-build (mk/driver.mk) runs kverbs, checkpatch-kverbs, uabuse and ustock too.
@@ -20,7 +21,7 @@ KVERBS_SRC := $(TOP)/tests/e2e/kverbs
 KVERBS_DIR := $(TOP)/build/kverbs
 KVERBS_KOS = $(foreach k,$(KMOD_KVERS),$(KVERBS_DIR)/$(k)/kverbs.ko)
 # Diagnostics about kverbs' own files fail the build.
-KVERBS_DIAG_RE := kverbs[^ ]*\.[ch]:.*(warning|error):
+KVERBS_DIAG_RE := (kverbs[^ ]*|kvh/kvh)\.[ch]:.*(warning|error):
 
 .PHONY: kverbs checkpatch-kverbs clean-kverbs
 
@@ -29,7 +30,7 @@ kverbs:
 	for ko in $(KVERBS_KOS); do echo "kverbs: $${ko#$(TOP)/}"; done
 
 $(KVERBS_DIR)/%/kverbs.ko: FORCE
-	+@$(call kmod_mirror,$(KVERBS_DIR)/$*/tree,tests/e2e/kverbs)
+	+@$(call kmod_mirror,$(KVERBS_DIR)/$*/tree,tests/e2e/kverbs tests/kvh)
 	+@$(call kbuild_gate,kverbs $*,$(call kdir_of,$*),$(KVERBS_DIR)/$*/tree/tests/e2e/kverbs,$(KVERBS_DIR)/$*/build.log,$(KVERBS_DIAG_RE)); \
 	cmp -s $$tree/kverbs.ko $@ || cp -p $$tree/kverbs.ko $@; \
 	printf '%-10s %-24s ok, W=1 clean, %ss\n' kverbs $* $$(( $$(date +%s) - t0 ))
@@ -37,7 +38,8 @@ $(KVERBS_DIR)/%/kverbs.ko: FORCE
 # The lab takes kverbs.ko along with cxib.ko (kmod-path's recipe prints cxib.ko's path only).
 KMOD_PATH_FILES += $(KVERBS_DIR)/$(KVER)/kverbs.ko
 
-kverbs_files = $(patsubst $(TOP)/%,%,$(wildcard $(KVERBS_SRC)/Kbuild $(KVERBS_SRC)/*.[ch]))
+kverbs_files = $(patsubst $(TOP)/%,%,$(wildcard $(KVERBS_SRC)/Kbuild $(KVERBS_SRC)/*.[ch] \
+		$(TOP)/tests/kvh/*.h))
 
 checkpatch-kverbs: checkpatch-tool
 	@cd $(TOP) && out=$$($(CHECKPATCH) $(CHECKPATCH_FLAGS) $(kverbs_files) 2>&1); \

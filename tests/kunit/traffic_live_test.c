@@ -28,6 +28,7 @@
 #include <rdma/ib_verbs.h>
 
 #include "cxib_kunit.h"
+#include "kvh.h"
 
 #define TL_WC_TIMEOUT_MS	5000
 #define TL_EVENT_TIMEOUT_MS	5000
@@ -47,19 +48,6 @@ static const u8 tl_mgid[16] = { 0xff, 0x12, 0x40, 0x1b, 0xff, 0xff, 0, 0,
 
 static struct cxib_dev *tl_dev;
 
-struct tl_buf {
-	void *va;
-	u64 dma;
-	size_t len;
-};
-
-struct tl_q {
-	struct ib_cq *cq;
-	struct ib_srq *srq;
-	struct ib_qp *qp;
-	u32 psn;
-};
-
 struct tl_qp_opts {
 	bool ud;
 	bool srq;
@@ -75,9 +63,9 @@ struct tl_ctx {
 	u16 lid;
 	enum ib_mtu mtu;
 	u32 max_msg;
-	struct tl_buf a, b;
-	struct tl_q qa, qb;
-	struct tl_q qx;		/* a QP of its own, for the flush probe */
+	struct kvh_buf a, b;
+	struct kvh_q qa, qb;
+	struct kvh_q qx;		/* a QP of its own, for the flush probe */
 	struct ib_mr *mr;	/* remote read/write/atomic over b */
 	struct ib_mr *mr_ro;	/* remote read over b's last page */
 	struct ib_mr *mr_fr;	/* the fast registration case's */
@@ -127,28 +115,14 @@ static void tl_suite_exit(struct kunit_suite *suite)
 	tl_dev = NULL;
 }
 
-static int tl_buf_alloc(struct tl_ctx *c, struct tl_buf *b, size_t len)
+static int tl_buf_alloc(struct tl_ctx *c, struct kvh_buf *b, size_t len)
 {
-	b->va = kzalloc(len, GFP_KERNEL);
-	if (!b->va)
-		return -ENOMEM;
-	b->len = len;
-	b->dma = ib_dma_map_single(c->dev, b->va, len, DMA_BIDIRECTIONAL);
-	if (ib_dma_mapping_error(c->dev, b->dma)) {
-		kfree(b->va);
-		b->va = NULL;
-		return -ENOMEM;
-	}
-	return 0;
+	return kvh_buf_alloc(c->dev, b, len);
 }
 
-static void tl_buf_free(struct tl_ctx *c, struct tl_buf *b)
+static void tl_buf_free(struct tl_ctx *c, struct kvh_buf *b)
 {
-	if (!b->va)
-		return;
-	ib_dma_unmap_single(c->dev, b->dma, b->len, DMA_BIDIRECTIONAL);
-	kfree(b->va);
-	b->va = NULL;
+	kvh_buf_free(c->dev, b);
 }
 
 static int tl_init(struct kunit *test)
@@ -185,7 +159,7 @@ static int tl_init(struct kunit *test)
 	return 0;
 }
 
-static void tl_q_close(struct tl_q *q)
+static void tl_q_close(struct kvh_q *q)
 {
 	if (!IS_ERR_OR_NULL(q->qp))
 		ib_destroy_qp(q->qp);
@@ -235,54 +209,35 @@ static void tl_exit(struct kunit *test)
 
 /* ---- data ---------------------------------------------------------------------------- */
 
-static u8 tl_pat(u32 seed, size_t i)
+static void tl_fill(struct tl_ctx *c, struct kvh_buf *b, size_t off, size_t len, u32 seed)
 {
-	return (u8)(seed * 131 + i * 7 + (i >> 9));
+	kvh_fill(c->dev, b, off, len, seed);
 }
 
-static void tl_fill(struct tl_ctx *c, struct tl_buf *b, size_t off, size_t len, u32 seed)
+static void tl_zero(struct tl_ctx *c, struct kvh_buf *b, size_t off, size_t len)
 {
-	u8 *p = b->va + off;
-	size_t i;
-
-	for (i = 0; i < len; i++)
-		p[i] = tl_pat(seed, i);
-	ib_dma_sync_single_for_device(c->dev, b->dma + off, len, DMA_BIDIRECTIONAL);
-}
-
-static void tl_zero(struct tl_ctx *c, struct tl_buf *b, size_t off, size_t len)
-{
-	memset(b->va + off, 0, len);
-	ib_dma_sync_single_for_device(c->dev, b->dma + off, len, DMA_BIDIRECTIONAL);
+	kvh_zero(c->dev, b, off, len);
 }
 
 /* Expect @len bytes at @off to hold the pattern of @seed. */
-static void tl_check(struct tl_ctx *c, struct tl_buf *b, size_t off, size_t len, u32 seed,
+static void tl_check(struct tl_ctx *c, struct kvh_buf *b, size_t off, size_t len, u32 seed,
 		     const char *what)
 {
-	const u8 *p = b->va + off;
-	size_t i;
+	size_t i = kvh_mismatch(c->dev, b, off, len, seed);
 
-	ib_dma_sync_single_for_cpu(c->dev, b->dma + off, len, DMA_BIDIRECTIONAL);
-	for (i = 0; i < len; i++) {
-		if (p[i] != tl_pat(seed, i)) {
-			KUNIT_FAIL(c->test, "%s: byte %zu of %zu is 0x%02x, expected 0x%02x", what,
-				   i, len, p[i], tl_pat(seed, i));
-			return;
-		}
-	}
+	if (i < len)
+		KUNIT_FAIL(c->test, "%s: byte %zu of %zu is 0x%02x, expected 0x%02x", what, i,
+			   len, ((u8 *)b->va)[off + i], kvh_pat(seed, i));
 }
 
-static u64 tl_get64(struct tl_ctx *c, struct tl_buf *b, size_t off)
+static u64 tl_get64(struct tl_ctx *c, struct kvh_buf *b, size_t off)
 {
-	ib_dma_sync_single_for_cpu(c->dev, b->dma + off, 8, DMA_BIDIRECTIONAL);
-	return *(u64 *)(b->va + off);
+	return kvh_get64(c->dev, b, off);
 }
 
-static void tl_put64(struct tl_ctx *c, struct tl_buf *b, size_t off, u64 v)
+static void tl_put64(struct tl_ctx *c, struct kvh_buf *b, size_t off, u64 v)
 {
-	*(u64 *)(b->va + off) = v;
-	ib_dma_sync_single_for_device(c->dev, b->dma + off, 8, DMA_BIDIRECTIONAL);
+	kvh_put64(c->dev, b, off, v);
 }
 
 /* ---- QPs ----------------------------------------------------------------------------- */
@@ -297,7 +252,7 @@ static void tl_srq_event(struct ib_event *ev, void *ctx)
 		c->srq_other_event = true;
 }
 
-static void tl_q_create(struct tl_ctx *c, struct tl_q *q, const struct tl_qp_opts *o)
+static void tl_q_create(struct tl_ctx *c, struct kvh_q *q, const struct tl_qp_opts *o)
 {
 	struct kunit *test = c->test;
 	struct ib_qp_init_attr ia = {};
@@ -388,8 +343,8 @@ static void tl_ud_wr(struct tl_ctx *c, struct ib_ud_wr *wr, struct ib_sge *sge, 
 }
 
 /* RTR and RTS; an RC QP is connected to @peer on this same port. */
-static void tl_q_rts(struct tl_ctx *c, struct tl_q *q, const struct tl_qp_opts *o,
-		     const struct tl_q *peer)
+static void tl_q_rts(struct tl_ctx *c, struct kvh_q *q, const struct tl_qp_opts *o,
+		     const struct kvh_q *peer)
 {
 	struct kunit *test = c->test;
 	struct ib_qp_attr a = {};
@@ -436,26 +391,17 @@ static void tl_pair(struct tl_ctx *c, const struct tl_qp_opts *oa, const struct 
 }
 
 /* The next completion on @q, within TL_WC_TIMEOUT_MS. */
-static void tl_wait(struct tl_ctx *c, struct tl_q *q, struct ib_wc *wc, const char *what)
+static void tl_wait(struct tl_ctx *c, struct kvh_q *q, struct ib_wc *wc, const char *what)
 {
-	unsigned long end = jiffies + msecs_to_jiffies(TL_WC_TIMEOUT_MS);
-	bool late;
-	int n;
+	int n = kvh_poll(q, wc, TL_WC_TIMEOUT_MS);
 
-	for (;;) {
-		n = ib_poll_cq(q->cq, 1, wc);
-		KUNIT_ASSERT_GE_MSG(c->test, n, 0, "%s: ib_poll_cq: %d", what, n);
-		if (n)
-			return;
-		late = time_after(jiffies, end);
-		KUNIT_ASSERT_FALSE_MSG(c->test, late, "%s: no completion in %d ms", what,
-				       TL_WC_TIMEOUT_MS);
-		usleep_range(50, 200);
-	}
+	KUNIT_ASSERT_GE_MSG(c->test, n, 0, "%s: ib_poll_cq: %d", what, n);
+	KUNIT_ASSERT_GT_MSG(c->test, n, 0, "%s: no completion in %d ms", what,
+			    TL_WC_TIMEOUT_MS);
 }
 
 /* A completion with this wr_id, status and (for a success) opcode. */
-static void tl_expect(struct tl_ctx *c, struct tl_q *q, struct ib_wc *wc, u64 wr_id,
+static void tl_expect(struct tl_ctx *c, struct kvh_q *q, struct ib_wc *wc, u64 wr_id,
 		      enum ib_wc_status status, int opcode, const char *what)
 {
 	struct kunit *test = c->test;
@@ -470,7 +416,7 @@ static void tl_expect(struct tl_ctx *c, struct tl_q *q, struct ib_wc *wc, u64 wr
 }
 
 /* Nothing more on @q's CQ. */
-static void tl_expect_empty(struct tl_ctx *c, struct tl_q *q, const char *what)
+static void tl_expect_empty(struct tl_ctx *c, struct kvh_q *q, const char *what)
 {
 	struct ib_wc wc;
 	int n = ib_poll_cq(q->cq, 1, &wc);
@@ -480,78 +426,18 @@ static void tl_expect_empty(struct tl_ctx *c, struct tl_q *q, const char *what)
 			    n > 0 ? wc.wr_id : 0);
 }
 
-static void tl_post_recv(struct tl_ctx *c, struct tl_q *q, u64 wr_id, u64 addr, u32 len)
+static void tl_post_recv(struct tl_ctx *c, struct kvh_q *q, u64 wr_id, u64 addr, u32 len)
 {
-	struct ib_sge sge = { .addr = addr, .length = len, .lkey = c->pd->local_dma_lkey };
-	struct ib_recv_wr wr = { .wr_id = wr_id, .sg_list = &sge, .num_sge = len ? 1 : 0 };
-	int err;
+	int err = kvh_post_recv(c->pd, q, wr_id, addr, len);
 
-	if (q->srq)
-		err = ib_post_srq_recv(q->srq, &wr, NULL);
-	else
-		err = ib_post_recv(q->qp, &wr, NULL);
 	KUNIT_ASSERT_EQ_MSG(c->test, err, 0, "ib_post_recv: %d", err);
 }
 
-struct tl_op {
-	enum ib_wr_opcode opcode;
-	u64 wr_id;
-	u64 laddr;
-	u32 len;
-	u32 lkey;	/* 0: the PD's local DMA key */
-	u64 raddr;
-	u32 rkey;
-	u32 imm_inv;
-	u64 cmp_add;
-	u64 swap;
-};
-
-/* Post @n signaled operations as one chain on @q. */
-static void tl_post(struct tl_ctx *c, struct tl_q *q, const struct tl_op *ops, int n)
+/* Post @n signaled operations (struct kvh_op) as one chain on @q. */
+static void tl_post(struct tl_ctx *c, struct kvh_q *q, const struct kvh_op *ops, int n)
 {
-	struct ib_atomic_wr w[4] = {};
-	struct ib_sge sge[4];
-	int i, err;
+	int err = kvh_post(c->pd, q, ops, n);
 
-	KUNIT_ASSERT_LE(c->test, n, (int)ARRAY_SIZE(w));
-	for (i = 0; i < n; i++) {
-		const struct tl_op *op = &ops[i];
-		struct ib_rdma_wr *rw = (struct ib_rdma_wr *)&w[i];
-
-		sge[i].addr = op->laddr;
-		sge[i].length = op->len;
-		sge[i].lkey = op->lkey ? op->lkey : c->pd->local_dma_lkey;
-		w[i].wr.wr_id = op->wr_id;
-		w[i].wr.opcode = op->opcode;
-		w[i].wr.sg_list = &sge[i];
-		w[i].wr.num_sge = op->len ? 1 : 0;
-		w[i].wr.send_flags = IB_SEND_SIGNALED;
-		switch (op->opcode) {
-		case IB_WR_RDMA_WRITE_WITH_IMM:
-			w[i].wr.ex.imm_data = cpu_to_be32(op->imm_inv);
-			fallthrough;
-		case IB_WR_RDMA_WRITE:
-		case IB_WR_RDMA_READ:
-			rw->remote_addr = op->raddr;
-			rw->rkey = op->rkey;
-			break;
-		case IB_WR_ATOMIC_CMP_AND_SWP:
-		case IB_WR_ATOMIC_FETCH_AND_ADD:
-			w[i].remote_addr = op->raddr;
-			w[i].rkey = op->rkey;
-			w[i].compare_add = op->cmp_add;
-			w[i].swap = op->swap;
-			break;
-		case IB_WR_SEND_WITH_INV:
-			w[i].wr.ex.invalidate_rkey = op->imm_inv;
-			break;
-		default:
-			break;
-		}
-		if (i)
-			w[i - 1].wr.next = &w[i].wr;
-	}
-	err = ib_post_send(q->qp, &w[0].wr, NULL);
 	KUNIT_ASSERT_EQ_MSG(c->test, err, 0, "ib_post_send (opcode %d): %d", ops[0].opcode, err);
 }
 
@@ -562,7 +448,7 @@ static void tl_need_fastreg(struct tl_ctx *c)
 }
 
 /* Map @nents DMA-mapped entries of @sg into @mr and register them with REG_MR posted on @q. */
-static void tl_reg_mr_sg(struct tl_ctx *c, struct tl_q *q, struct ib_mr *mr,
+static void tl_reg_mr_sg(struct tl_ctx *c, struct kvh_q *q, struct ib_mr *mr,
 			 struct scatterlist *sg, int nents, int access)
 {
 	struct kunit *test = c->test;
@@ -584,7 +470,7 @@ static void tl_reg_mr_sg(struct tl_ctx *c, struct tl_q *q, struct ib_mr *mr,
 }
 
 /* Register @len bytes of @b at @off through @mr with REG_MR posted on @q. */
-static void tl_reg_mr(struct tl_ctx *c, struct tl_q *q, struct ib_mr *mr, struct tl_buf *b,
+static void tl_reg_mr(struct tl_ctx *c, struct kvh_q *q, struct ib_mr *mr, struct kvh_buf *b,
 		      size_t off, size_t len, int access)
 {
 	struct scatterlist sg;
@@ -640,7 +526,7 @@ static void live_rc_send_recv(struct kunit *test)
 {
 	static const u32 sizes[] = { 1, 64, 1000, 4096, 4097, SZ_64K, SZ_1M };
 	struct tl_ctx *c = test->priv;
-	struct tl_op op = { .opcode = IB_WR_SEND };
+	struct kvh_op op = { .opcode = IB_WR_SEND };
 	struct ib_wc wc;
 	int i;
 
@@ -684,7 +570,7 @@ static void tl_write(struct kunit *test, bool imm)
 	tl_reg_b(c);
 	for (i = 0; i < ARRAY_SIZE(sizes); i++) {
 		u32 size = sizes[i], immv = 0xc0de0000 | i;
-		struct tl_op op = {
+		struct kvh_op op = {
 			.opcode = imm ? IB_WR_RDMA_WRITE_WITH_IMM : IB_WR_RDMA_WRITE, .wr_id = i,
 			.laddr = c->a.dma, .len = size, .raddr = c->mr->iova,
 			.rkey = c->mr->rkey, .imm_inv = immv,
@@ -736,7 +622,7 @@ static void live_rc_read(struct kunit *test)
 	tl_reg_b(c);
 	for (i = 0; i < ARRAY_SIZE(sizes); i++) {
 		u32 size = sizes[i];
-		struct tl_op op = {
+		struct kvh_op op = {
 			.opcode = IB_WR_RDMA_READ, .wr_id = i, .laddr = c->a.dma, .len = size,
 			.raddr = c->mr->iova, .rkey = c->mr->rkey,
 		};
@@ -759,7 +645,7 @@ static void live_rc_read(struct kunit *test)
 static void tl_atomic(struct tl_ctx *c, enum ib_wr_opcode opc, u64 cmp_add, u64 swap,
 		      u64 expect_ret, const char *what)
 {
-	struct tl_op op = {
+	struct kvh_op op = {
 		.opcode = opc, .wr_id = 3, .laddr = c->a.dma + 64, .len = 8,
 		.raddr = c->mr->iova + 8, .rkey = c->mr->rkey, .cmp_add = cmp_add, .swap = swap,
 	};
@@ -831,7 +717,7 @@ static void live_srq_recv(struct kunit *test)
 		tl_post_recv(c, &c->qb, 300 + i, c->b.dma + i * slot, slot);
 	KUNIT_EXPECT_EQ(test, ib_modify_srq(c->qb.srq, &limit, IB_SRQ_LIMIT), 0);
 	for (i = 0; i < 8; i++) {
-		struct tl_op op = { .opcode = IB_WR_SEND, .wr_id = i,
+		struct kvh_op op = { .opcode = IB_WR_SEND, .wr_id = i,
 				    .laddr = c->a.dma + i * slot, .len = 100 * (i + 1) };
 
 		tl_fill(c, &c->a, i * slot, op.len, 30 + i);
@@ -1037,7 +923,7 @@ static void live_ipoib_lso(struct kunit *test)
 							IPPROTO_TCP,
 							csum_partial(sth, sizeof(*sth) + n, 0)), 0);
 		for (i = 0; i < n; i++)
-			if (seg[TL_LSO_HLEN + i] != tl_pat(43, k * TL_LSO_MSS + i))
+			if (seg[TL_LSO_HLEN + i] != kvh_pat(43, k * TL_LSO_MSS + i))
 				break;
 		KUNIT_EXPECT_EQ_MSG(test, i, n, "segment %d: payload differs at byte %u", k, i);
 	}
@@ -1046,7 +932,7 @@ static void live_ipoib_lso(struct kunit *test)
 static void tl_write_expect(struct tl_ctx *c, u32 rkey, u64 raddr, u32 len,
 			    enum ib_wc_status status, const char *what)
 {
-	struct tl_op op = {
+	struct kvh_op op = {
 		.opcode = IB_WR_RDMA_WRITE, .wr_id = 5, .laddr = c->a.dma, .len = len,
 		.raddr = raddr, .rkey = rkey,
 	};
@@ -1101,7 +987,7 @@ static void live_fastreg_inv(struct kunit *test)
 	tl_write_expect(c, key2, c->mr_fr->iova, 64, IB_WC_SUCCESS, "WRITE through the new key");
 	tl_post_recv(c, &c->qb, 500, c->b.dma + TL_FR_SIZE, 64);
 	{
-		struct tl_op op = { .opcode = IB_WR_SEND_WITH_INV, .wr_id = 7,
+		struct kvh_op op = { .opcode = IB_WR_SEND_WITH_INV, .wr_id = 7,
 				    .laddr = c->a.dma, .len = 64, .imm_inv = key2 };
 
 		tl_post(c, &c->qa, &op, 1);
@@ -1242,7 +1128,7 @@ static void live_umr_large_table(struct kunit *test)
 static void live_err_bad_lkey(struct kunit *test)
 {
 	struct tl_ctx *c = test->priv;
-	struct tl_op op = { .opcode = IB_WR_SEND, .wr_id = 30, .len = 256 };
+	struct kvh_op op = { .opcode = IB_WR_SEND, .wr_id = 30, .len = 256 };
 	struct ib_wc wc;
 
 	tl_pair(c, &tl_rc, &tl_rc);
@@ -1271,7 +1157,7 @@ static void live_err_bad_rkey(struct kunit *test)
 static void live_err_ro_write(struct kunit *test)
 {
 	struct tl_ctx *c = test->priv;
-	struct tl_op op = { .opcode = IB_WR_RDMA_READ, .wr_id = 32, .len = TL_RO_SIZE };
+	struct kvh_op op = { .opcode = IB_WR_RDMA_READ, .wr_id = 32, .len = TL_RO_SIZE };
 	struct ib_wc wc;
 
 	tl_need_fastreg(c);
@@ -1297,7 +1183,7 @@ static void live_err_rnr_retry(struct kunit *test)
 {
 	const struct tl_qp_opts no_retry = { .rnr_retry = 0 };
 	struct tl_ctx *c = test->priv;
-	struct tl_op op = { .opcode = IB_WR_SEND, .wr_id = 34, .len = 64 };
+	struct kvh_op op = { .opcode = IB_WR_SEND, .wr_id = 34, .len = 64 };
 	struct ib_wc wc;
 
 	tl_pair(c, &no_retry, &tl_rc);
@@ -1312,14 +1198,14 @@ static void live_err_rnr_retry(struct kunit *test)
 static void live_err_flush(struct kunit *test)
 {
 	struct tl_ctx *c = test->priv;
-	struct tl_op ops[3];
+	struct kvh_op ops[3];
 	struct ib_wc wc;
 	int i;
 
 	tl_pair(c, &tl_rc, &tl_rc);
 	for (i = 0; i < 3; i++) {
 		tl_post_recv(c, &c->qb, 700 + i, c->b.dma + i * 256, 256);
-		ops[i] = (struct tl_op){ .opcode = IB_WR_SEND, .wr_id = 30 + i,
+		ops[i] = (struct kvh_op){ .opcode = IB_WR_SEND, .wr_id = 30 + i,
 					 .laddr = c->a.dma + i * 256, .len = 256 };
 	}
 	ops[0].lkey = tl_stale_key(c, false);
@@ -1333,38 +1219,6 @@ static void live_err_flush(struct kunit *test)
 	tl_expect_empty(c, &c->qa, "A");
 }
 
-struct tl_drain_cqe {
-	struct ib_cqe cqe;
-	enum ib_wc_status status;
-	int done;
-};
-
-static void tl_drain_done(struct ib_cq *cq, struct ib_wc *wc)
-{
-	struct tl_drain_cqe *d = container_of(wc->wr_cqe, struct tl_drain_cqe, cqe);
-
-	d->status = wc->status;
-	d->done++;
-}
-
-/* Process @cq until all @n of @d have completed, or TL_WC_TIMEOUT_MS. */
-static bool tl_drain_wait(struct ib_cq *cq, struct tl_drain_cqe *d, int n)
-{
-	unsigned long end = jiffies + msecs_to_jiffies(TL_WC_TIMEOUT_MS);
-	int i;
-
-	for (;;) {
-		ib_process_cq_direct(cq, -1);
-		for (i = 0; i < n && d[i].done; i++)
-			;
-		if (i == n)
-			return true;
-		if (time_after(jiffies, end))
-			return false;
-		usleep_range(100, 500);
-	}
-}
-
 /*
  * ib_drain_qp() waits, without a timeout, for work requests it posts to a QP in the error
  * state to be flushed.  So first see, on a QP of its own, that the device flushes a
@@ -1373,7 +1227,7 @@ static bool tl_drain_wait(struct ib_cq *cq, struct tl_drain_cqe *d, int n)
 static void tl_flush_probe(struct tl_ctx *c)
 {
 	struct kunit *test = c->test;
-	struct tl_drain_cqe d[2] = {};
+	struct kvh_drain_cqe d[2] = {};
 	struct ib_qp_attr a = { .qp_state = IB_QPS_ERR };
 	struct ib_sge sge = { .addr = c->a.dma, .length = 64, .lkey = c->pd->local_dma_lkey };
 	struct ib_recv_wr rwr = { .sg_list = &sge, .num_sge = 1, .wr_cqe = &d[0].cqe };
@@ -1384,13 +1238,13 @@ static void tl_flush_probe(struct tl_ctx *c)
 	tl_q_create(c, &c->qx, &tl_rc);
 	err = ib_modify_qp(c->qx.qp, &a, IB_QP_STATE);
 	KUNIT_ASSERT_EQ_MSG(test, err, 0, "ib_modify_qp to ERR: %d", err);
-	d[0].cqe.done = tl_drain_done;
-	d[1].cqe.done = tl_drain_done;
+	d[0].cqe.done = kvh_drain_done;
+	d[1].cqe.done = kvh_drain_done;
 	err = ib_post_recv(c->qx.qp, &rwr, NULL);
 	KUNIT_ASSERT_EQ_MSG(test, err, 0, "ib_post_recv in ERR: %d", err);
 	err = ib_post_send(c->qx.qp, &swr, NULL);
 	KUNIT_ASSERT_EQ_MSG(test, err, 0, "ib_post_send in ERR: %d", err);
-	KUNIT_ASSERT_TRUE_MSG(test, tl_drain_wait(c->qx.cq, d, 2),
+	KUNIT_ASSERT_TRUE_MSG(test, kvh_drain_wait(c->qx.cq, d, 2, TL_WC_TIMEOUT_MS),
 			      "WRs posted in ERR not flushed (%d, %d): ib_drain_qp() would hang",
 			      d[0].done, d[1].done);
 	KUNIT_EXPECT_EQ(test, d[0].status, IB_WC_WR_FLUSH_ERR);
@@ -1401,7 +1255,7 @@ static void tl_flush_probe(struct tl_ctx *c)
 static void live_drain_qp(struct kunit *test)
 {
 	struct tl_ctx *c = test->priv;
-	struct tl_drain_cqe d[4] = {};
+	struct kvh_drain_cqe d[4] = {};
 	struct ib_qp_init_attr ia;
 	struct ib_qp_attr a;
 	int i, err;
@@ -1413,7 +1267,7 @@ static void live_drain_qp(struct kunit *test)
 				      .lkey = c->pd->local_dma_lkey };
 		struct ib_recv_wr wr = { .sg_list = &sge, .num_sge = 1 };
 
-		d[i].cqe.done = tl_drain_done;
+		d[i].cqe.done = kvh_drain_done;
 		wr.wr_cqe = &d[i].cqe;
 		err = ib_post_recv(c->qa.qp, &wr, NULL);
 		KUNIT_ASSERT_EQ_MSG(test, err, 0, "ib_post_recv: %d", err);
@@ -1481,7 +1335,7 @@ static void live_cq_overrun(struct kunit *test)
 	tl_q_rts(c, &c->qb, &tl_rc, &c->qa);
 
 	for (i = 0; i < n; i++) {
-		struct tl_op op = { .opcode = IB_WR_SEND, .wr_id = i, .laddr = c->a.dma,
+		struct kvh_op op = { .opcode = IB_WR_SEND, .wr_id = i, .laddr = c->a.dma,
 				    .len = 8 };
 
 		tl_post_recv(c, &c->qb, 800 + i, c->b.dma, 8);

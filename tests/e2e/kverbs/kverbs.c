@@ -42,6 +42,8 @@
 #include <rdma/ib_cache.h>
 #include <rdma/ib_verbs.h>
 
+#include "kvh.h"
+
 static char *role = "client";
 module_param(role, charp, 0444);
 MODULE_PARM_DESC(role, "server or client");
@@ -74,7 +76,6 @@ MODULE_PARM_DESC(mlid, "multicast LID for the UD multicast case (0xc000-0xfffe)"
 #define KV_QKEY			0x11110000
 #define KV_CQ_DEPTH		512
 #define KV_QP_DEPTH		64
-#define KV_MAX_BATCH		16
 #define KV_AUX_SIZE		PAGE_SIZE
 #define KV_UD_GRH		40
 #define KV_RD_ATOM		4
@@ -90,19 +91,6 @@ enum kv_result { KV_PASS, KV_FAIL, KV_SKIP };
 static const char * const kv_result_names[] = { "pass", "FAIL", "skip" };
 
 enum kv_cmd { KV_CMD_CASE = 1 };
-
-struct kv_buf {
-	void *va;
-	u64 dma;
-	size_t len;
-};
-
-struct kv_qp {
-	struct ib_cq *cq;
-	struct ib_srq *srq;
-	struct ib_qp *qp;
-	u32 psn;
-};
 
 /* What the two sides tell each other when they connect (same architecture both ends). */
 struct kv_hello {
@@ -157,11 +145,11 @@ struct kv_ctx {
 	u32 max_msg;
 	u32 bsize;		/* the largest message both sides can take */
 	struct ib_pd *pd;
-	struct kv_buf buf;
-	struct kv_buf aux;
+	struct kvh_buf buf;
+	struct kvh_buf aux;
 
 	struct kv_hello peer;
-	struct kv_qp main;
+	struct kvh_q main;
 	struct ib_mr *mr;	/* server: remote read/write/atomic over buf */
 	struct ib_mr *mr_ro;	/* server: remote read over aux */
 	struct kv_keys keys;	/* the server's, on both sides */
@@ -269,79 +257,47 @@ static bool kv_sync(struct kv_ctx *c)
 
 /* ---- buffers and data -------------------------------------------------------------- */
 
-static u8 kv_pat(u32 seed, size_t i)
+static void kv_fill(struct kv_ctx *c, struct kvh_buf *b, size_t off, size_t len, u32 seed)
 {
-	return (u8)(seed * 131 + i * 7 + (i >> 9));
+	kvh_fill(c->dev, b, off, len, seed);
 }
 
-static void kv_fill(struct kv_ctx *c, struct kv_buf *b, size_t off, size_t len, u32 seed)
+static void kv_zero(struct kv_ctx *c, struct kvh_buf *b, size_t off, size_t len)
 {
-	u8 *p = b->va + off;
-	size_t i;
-
-	for (i = 0; i < len; i++)
-		p[i] = kv_pat(seed, i);
-	ib_dma_sync_single_for_device(c->dev, b->dma + off, len, DMA_BIDIRECTIONAL);
-}
-
-static void kv_zero(struct kv_ctx *c, struct kv_buf *b, size_t off, size_t len)
-{
-	memset(b->va + off, 0, len);
-	ib_dma_sync_single_for_device(c->dev, b->dma + off, len, DMA_BIDIRECTIONAL);
+	kvh_zero(c->dev, b, off, len);
 }
 
 /* Compare @len bytes at @off with the pattern of @seed; fail the case on a difference. */
-static bool kv_check(struct kv_ctx *c, struct kv_buf *b, size_t off, size_t len, u32 seed,
+static bool kv_check(struct kv_ctx *c, struct kvh_buf *b, size_t off, size_t len, u32 seed,
 		     const char *what)
 {
-	const u8 *p = b->va + off;
-	size_t i;
+	size_t i = kvh_mismatch(c->dev, b, off, len, seed);
 
-	ib_dma_sync_single_for_cpu(c->dev, b->dma + off, len, DMA_BIDIRECTIONAL);
-	for (i = 0; i < len; i++) {
-		if (p[i] != kv_pat(seed, i)) {
-			kv_fail(c, "%s: byte %zu of %zu is 0x%02x, expected 0x%02x", what, i, len,
-				p[i], kv_pat(seed, i));
-			return false;
-		}
-	}
-	return true;
+	if (i == len)
+		return true;
+	kv_fail(c, "%s: byte %zu of %zu is 0x%02x, expected 0x%02x", what, i, len,
+		((u8 *)b->va)[off + i], kvh_pat(seed, i));
+	return false;
 }
 
-static u64 kv_get64(struct kv_ctx *c, struct kv_buf *b, size_t off)
+static u64 kv_get64(struct kv_ctx *c, struct kvh_buf *b, size_t off)
 {
-	ib_dma_sync_single_for_cpu(c->dev, b->dma + off, 8, DMA_BIDIRECTIONAL);
-	return *(u64 *)(b->va + off);
+	return kvh_get64(c->dev, b, off);
 }
 
-static void kv_put64(struct kv_ctx *c, struct kv_buf *b, size_t off, u64 v)
+static void kv_put64(struct kv_ctx *c, struct kvh_buf *b, size_t off, u64 v)
 {
-	*(u64 *)(b->va + off) = v;
-	ib_dma_sync_single_for_device(c->dev, b->dma + off, 8, DMA_BIDIRECTIONAL);
+	kvh_put64(c->dev, b, off, v);
 }
 
-static int kv_buf_alloc(struct kv_ctx *c, struct kv_buf *b, size_t len)
+static int kv_buf_alloc(struct kv_ctx *c, struct kvh_buf *b, size_t len)
 {
-	b->va = kzalloc(len, GFP_KERNEL);
-	if (!b->va)
-		return -ENOMEM;
-	b->len = len;
-	b->dma = ib_dma_map_single(c->dev, b->va, len, DMA_BIDIRECTIONAL);
-	if (ib_dma_mapping_error(c->dev, b->dma)) {
-		kfree(b->va);
-		b->va = NULL;
-		return -ENOMEM;
-	}
-	return 0;
+	return kvh_buf_alloc(c->dev, b, len);
 }
 
-static void kv_buf_free(struct kv_ctx *c, struct kv_buf *b)
+static void kv_buf_free(struct kv_ctx *c, struct kvh_buf *b)
 {
-	if (!b->va)
-		return;
-	ib_dma_unmap_single(c->dev, b->dma, b->len, DMA_BIDIRECTIONAL);
-	kfree(b->va);
-	b->va = NULL;
+	kvh_buf_free(c->dev, b);
 }
 
 /* ---- completions and posting ------------------------------------------------------- */
@@ -352,29 +308,19 @@ static const char *kv_status(enum ib_wc_status s)
 }
 
 /* The next completion of @q, or a failure after wc_timeout_ms. */
-static bool kv_wait(struct kv_ctx *c, struct kv_qp *q, struct ib_wc *wc, const char *what)
+static bool kv_wait(struct kv_ctx *c, struct kvh_q *q, struct ib_wc *wc, const char *what)
 {
-	unsigned long end = jiffies + msecs_to_jiffies(wc_timeout_ms);
-	int n;
+	int n = kvh_poll(q, wc, wc_timeout_ms);
 
-	for (;;) {
-		n = ib_poll_cq(q->cq, 1, wc);
-		if (n > 0)
-			return true;
-		if (n < 0) {
-			kv_fail(c, "%s: ib_poll_cq: %d", what, n);
-			return false;
-		}
-		if (time_after(jiffies, end)) {
-			kv_fail(c, "%s: no completion in %u ms", what, wc_timeout_ms);
-			return false;
-		}
-		usleep_range(50, 200);
-	}
+	if (n < 0)
+		kv_fail(c, "%s: ib_poll_cq: %d", what, n);
+	else if (!n)
+		kv_fail(c, "%s: no completion in %u ms", what, wc_timeout_ms);
+	return n > 0;
 }
 
 /* Wait for a completion and check its status, opcode and wr_id. */
-static bool kv_expect(struct kv_ctx *c, struct kv_qp *q, struct ib_wc *wc, u64 wr_id,
+static bool kv_expect(struct kv_ctx *c, struct kvh_q *q, struct ib_wc *wc, u64 wr_id,
 		      enum ib_wc_status status, int opcode, const char *what)
 {
 	if (!kv_wait(c, q, wc, what))
@@ -396,96 +342,26 @@ static bool kv_expect(struct kv_ctx *c, struct kv_qp *q, struct ib_wc *wc, u64 w
 	return true;
 }
 
-static bool kv_post_recv(struct kv_ctx *c, struct kv_qp *q, u64 wr_id, u64 addr, u32 len)
+static bool kv_post_recv(struct kv_ctx *c, struct kvh_q *q, u64 wr_id, u64 addr, u32 len)
 {
-	struct ib_sge sge = { .addr = addr, .length = len, .lkey = c->pd->local_dma_lkey };
-	struct ib_recv_wr wr = { .wr_id = wr_id, .sg_list = &sge, .num_sge = len ? 1 : 0 };
-	int err;
+	int err = kvh_post_recv(c->pd, q, wr_id, addr, len);
 
-	if (q->srq)
-		err = ib_post_srq_recv(q->srq, &wr, NULL);
-	else
-		err = ib_post_recv(q->qp, &wr, NULL);
 	if (err)
 		kv_fail(c, "ib_post_recv: %d", err);
 	return !err;
 }
 
-/* One signaled work request: SEND, RDMA WRITE/READ (with imm/inv) or an atomic. */
-struct kv_op {
-	enum ib_wr_opcode opcode;
-	u64 wr_id;
-	u64 laddr;
-	u32 len;
-	u32 lkey;	/* 0: the PD's local DMA key */
-	u64 raddr;
-	u32 rkey;
-	u32 imm_inv;	/* immediate data (host order) or the rkey to invalidate */
-	u64 cmp_add;
-	u64 swap;
-	bool unsignaled;
-};
-
-static void kv_op_wr(struct kv_ctx *c, const struct kv_op *op, struct ib_atomic_wr *w,
-		     struct ib_sge *sge)
+/* Post @n operations (struct kvh_op) as one chain. */
+static bool kv_post(struct kv_ctx *c, struct kvh_q *q, const struct kvh_op *ops, int n)
 {
-	struct ib_rdma_wr *rw = (struct ib_rdma_wr *)w;
+	int err = kvh_post(c->pd, q, ops, n);
 
-	memset(w, 0, sizeof(*w));
-	sge->addr = op->laddr;
-	sge->length = op->len;
-	sge->lkey = op->lkey ? op->lkey : c->pd->local_dma_lkey;
-	w->wr.wr_id = op->wr_id;
-	w->wr.opcode = op->opcode;
-	w->wr.sg_list = sge;
-	w->wr.num_sge = op->len ? 1 : 0;
-	w->wr.send_flags = op->unsignaled ? 0 : IB_SEND_SIGNALED;
-	switch (op->opcode) {
-	case IB_WR_RDMA_WRITE_WITH_IMM:
-		w->wr.ex.imm_data = cpu_to_be32(op->imm_inv);
-		fallthrough;
-	case IB_WR_RDMA_WRITE:
-	case IB_WR_RDMA_READ:
-		rw->remote_addr = op->raddr;
-		rw->rkey = op->rkey;
-		break;
-	case IB_WR_ATOMIC_CMP_AND_SWP:
-	case IB_WR_ATOMIC_FETCH_AND_ADD:
-		w->remote_addr = op->raddr;
-		w->rkey = op->rkey;
-		w->compare_add = op->cmp_add;
-		w->swap = op->swap;
-		break;
-	case IB_WR_SEND_WITH_INV:
-		w->wr.ex.invalidate_rkey = op->imm_inv;
-		break;
-	default:
-		break;
-	}
-}
-
-/* Post @n operations as one chain. */
-static noinline_for_stack bool kv_post(struct kv_ctx *c, struct kv_qp *q,
-				       const struct kv_op *ops, int n)
-{
-	struct ib_atomic_wr w[KV_MAX_BATCH];
-	struct ib_sge sge[KV_MAX_BATCH];
-	int i, err;
-
-	if (WARN_ON(n > KV_MAX_BATCH))
-		return false;
-	for (i = 0; i < n; i++) {
-		kv_op_wr(c, &ops[i], &w[i], &sge[i]);
-		if (i)
-			w[i - 1].wr.next = &w[i].wr;
-	}
-	err = ib_post_send(q->qp, &w[0].wr, NULL);
 	if (err)
 		kv_fail(c, "ib_post_send (opcode %d): %d", ops[0].opcode, err);
 	return !err;
 }
 
-static bool kv_post1(struct kv_ctx *c, struct kv_qp *q, const struct kv_op *op)
+static bool kv_post1(struct kv_ctx *c, struct kvh_q *q, const struct kvh_op *op)
 {
 	return kv_post(c, q, op, 1);
 }
@@ -520,7 +396,7 @@ static void kv_ah_attr(struct kv_ctx *c, struct rdma_ah_attr *ah, bool mcast)
 	}
 }
 
-static void kv_qp_close(struct kv_qp *q)
+static void kv_qp_close(struct kvh_q *q)
 {
 	if (!IS_ERR_OR_NULL(q->qp))
 		ib_destroy_qp(q->qp);
@@ -538,7 +414,7 @@ struct kv_qp_opts {
 };
 
 /* Create a CQ and a QP (and an SRQ), and take the QP to INIT.  Local only. */
-static bool kv_qp_create(struct kv_ctx *c, struct kv_qp *q, const struct kv_qp_opts *o)
+static bool kv_qp_create(struct kv_ctx *c, struct kvh_q *q, const struct kv_qp_opts *o)
 {
 	struct ib_qp_init_attr ia = {};
 	struct ib_qp_attr a = {};
@@ -599,7 +475,7 @@ static bool kv_qp_create(struct kv_ctx *c, struct kv_qp *q, const struct kv_qp_o
 }
 
 /* RTR and RTS; for RC connected to the peer's @pq. */
-static bool kv_qp_rts(struct kv_ctx *c, struct kv_qp *q, const struct kv_qp_opts *o,
+static bool kv_qp_rts(struct kv_ctx *c, struct kvh_q *q, const struct kv_qp_opts *o,
 		      const struct kv_qpinfo *pq)
 {
 	struct ib_qp_attr a = {};
@@ -645,7 +521,7 @@ static bool kv_qp_rts(struct kv_ctx *c, struct kv_qp *q, const struct kv_qp_opts
  * Both sides: create a QP, exchange its number and PSN, connect (RC) and meet.  @pq gets
  * the peer's QP.  Returns false, on both sides, if either failed.
  */
-static bool kv_qp_open(struct kv_ctx *c, struct kv_qp *q, const struct kv_qp_opts *o,
+static bool kv_qp_open(struct kv_ctx *c, struct kvh_q *q, const struct kv_qp_opts *o,
 		       struct kv_qpinfo *pq)
 {
 	struct kv_qpinfo mine = {};
@@ -663,7 +539,7 @@ static bool kv_qp_open(struct kv_ctx *c, struct kv_qp *q, const struct kv_qp_opt
 static const struct kv_qp_opts kv_rc = { .rnr_retry = 7 };
 
 /* Register @len bytes of @b at @off through @mr with REG_MR posted on @q. */
-static bool kv_reg_mr(struct kv_ctx *c, struct kv_qp *q, struct ib_mr *mr, struct kv_buf *b,
+static bool kv_reg_mr(struct kv_ctx *c, struct kvh_q *q, struct ib_mr *mr, struct kvh_buf *b,
 		      size_t off, size_t len, int access)
 {
 	struct ib_reg_wr wr = {};
@@ -694,7 +570,7 @@ static bool kv_reg_mr(struct kv_ctx *c, struct kv_qp *q, struct ib_mr *mr, struc
 	return kv_expect(c, q, &wc, 0xfe, IB_WC_SUCCESS, IB_WC_REG_MR, "REG_MR");
 }
 
-static bool kv_local_inv(struct kv_ctx *c, struct kv_qp *q, u32 rkey)
+static bool kv_local_inv(struct kv_ctx *c, struct kvh_q *q, u32 rkey)
 {
 	struct ib_send_wr wr = {
 		.wr_id = 0xfd, .opcode = IB_WR_LOCAL_INV, .send_flags = IB_SEND_SIGNALED,
@@ -778,9 +654,9 @@ static bool kv_size_ok(struct kv_ctx *c, u32 size)
 /* RC SEND/RECV: a batch of messages of @size bytes, each checked byte for byte. */
 static void kv_case_send(struct kv_ctx *c, u32 size)
 {
-	u32 i, n = clamp_t(u32, c->buf.len / max(size, 1U), 1, KV_MAX_BATCH);
-	struct kv_op ops[KV_MAX_BATCH];
-	struct kv_qp *q = &c->main;
+	u32 i, n = clamp_t(u32, c->buf.len / max(size, 1U), 1, KVH_MAX_BATCH);
+	struct kvh_op ops[KVH_MAX_BATCH];
+	struct kvh_q *q = &c->main;
 	struct ib_wc wc;
 	char what[32];
 
@@ -812,7 +688,7 @@ static void kv_case_send(struct kv_ctx *c, u32 size)
 	} else {
 		for (i = 0; i < n; i++) {
 			kv_fill(c, &c->buf, (size_t)i * size, size, i);
-			ops[i] = (struct kv_op){ .opcode = IB_WR_SEND, .wr_id = i,
+			ops[i] = (struct kvh_op){ .opcode = IB_WR_SEND, .wr_id = i,
 				.laddr = c->buf.dma + (u64)i * size, .len = size };
 		}
 		kv_t_start(c);
@@ -831,7 +707,7 @@ static void kv_case_send(struct kv_ctx *c, u32 size)
 static void kv_case_write(struct kv_ctx *c, u32 size, bool imm)
 {
 	u32 immv = KV_IMM | (size & 0xffff);
-	struct kv_qp *q = &c->main;
+	struct kvh_q *q = &c->main;
 	struct ib_wc wc;
 
 	kv_need_keys(c);
@@ -859,7 +735,7 @@ static void kv_case_write(struct kv_ctx *c, u32 size, bool imm)
 				kv_fail(c, "byte_len %u, expected %u", wc.byte_len, size);
 		}
 	} else {
-		struct kv_op op = {
+		struct kvh_op op = {
 			.opcode = imm ? IB_WR_RDMA_WRITE_WITH_IMM : IB_WR_RDMA_WRITE, .wr_id = 1,
 			.laddr = c->buf.dma, .len = size, .raddr = c->keys.addr,
 			.rkey = c->keys.rkey, .imm_inv = immv,
@@ -879,7 +755,7 @@ static void kv_case_write(struct kv_ctx *c, u32 size, bool imm)
 
 static void kv_case_read(struct kv_ctx *c, u32 size)
 {
-	struct kv_qp *q = &c->main;
+	struct kvh_q *q = &c->main;
 	struct ib_wc wc;
 
 	kv_need_keys(c);
@@ -893,7 +769,7 @@ static void kv_case_read(struct kv_ctx *c, u32 size)
 	if (kv_sync(c))
 		return;
 	if (!c->server) {
-		struct kv_op op = {
+		struct kvh_op op = {
 			.opcode = IB_WR_RDMA_READ, .wr_id = 2, .laddr = c->buf.dma, .len = size,
 			.raddr = c->keys.addr, .rkey = c->keys.rkey,
 		};
@@ -943,7 +819,7 @@ static bool kv_need_atomics(struct kv_ctx *c)
 static void kv_atomic(struct kv_ctx *c, enum ib_wr_opcode opc, u64 cmp_add, u64 swap,
 		      u64 expect_ret, const char *what)
 {
-	struct kv_op op = {
+	struct kvh_op op = {
 		.opcode = opc, .wr_id = 3, .laddr = c->buf.dma + 64, .len = 8,
 		.raddr = c->keys.addr, .rkey = c->keys.rkey, .cmp_add = cmp_add, .swap = swap,
 	};
@@ -1004,9 +880,9 @@ static void kv_case_srq(struct kv_ctx *c)
 {
 	const struct kv_qp_opts o = { .srq = c->server, .rnr_retry = 7 };
 	const u32 n = 8, slot = 4096;
-	struct kv_op ops[8];
+	struct kvh_op ops[8];
 	struct kv_qpinfo pq;
-	struct kv_qp q = {};
+	struct kvh_q q = {};
 	struct ib_wc wc;
 	char what[32];
 	u32 i;
@@ -1041,7 +917,7 @@ static void kv_case_srq(struct kv_ctx *c)
 	} else {
 		for (i = 0; i < n; i++) {
 			kv_fill(c, &c->buf, i * slot, 100 * (i + 1), 50 + i);
-			ops[i] = (struct kv_op){ .opcode = IB_WR_SEND, .wr_id = i,
+			ops[i] = (struct kvh_op){ .opcode = IB_WR_SEND, .wr_id = i,
 				.laddr = c->buf.dma + i * slot, .len = 100 * (i + 1) };
 		}
 		kv_t_start(c);
@@ -1083,7 +959,7 @@ static void kv_case_ud(struct kv_ctx *c, u32 size, bool mcast)
 	struct rdma_ah_attr aa;
 	struct ib_ah *ah = NULL;
 	struct kv_qpinfo pq;
-	struct kv_qp q = {};
+	struct kvh_q q = {};
 	bool attached = false, joined = false;
 	struct ib_wc wc;
 	int err;
@@ -1180,13 +1056,13 @@ static void kv_write_expect(struct kv_ctx *c, const struct kv_keys *k, u32 len,
 			    enum ib_wc_status status, const char *what)
 {
 	struct kv_qpinfo pq;
-	struct kv_qp q = {};
+	struct kvh_q q = {};
 	struct ib_wc wc;
 
 	if (!kv_qp_open(c, &q, &kv_rc, &pq))
 		goto out;
 	if (!c->server) {
-		struct kv_op op = {
+		struct kvh_op op = {
 			.opcode = IB_WR_RDMA_WRITE, .wr_id = 5, .laddr = c->buf.dma, .len = len,
 			.raddr = k->addr, .rkey = k->rkey,
 		};
@@ -1211,7 +1087,7 @@ static void kv_case_fastreg(struct kv_ctx *c)
 	struct ib_mr *mr = NULL;
 	struct kv_keys k = {}, pk;
 	struct kv_qpinfo pq;
-	struct kv_qp q = {};
+	struct kvh_q q = {};
 	struct ib_wc wc;
 	u32 len = min_t(u32, KV_FR_SIZE, c->bsize);
 
@@ -1233,7 +1109,7 @@ static void kv_case_fastreg(struct kv_ctx *c)
 	if (kv_xchg(c, &k, &pk, sizeof(k)))
 		goto out;
 	if (!c->server) {
-		struct kv_op op = {
+		struct kvh_op op = {
 			.opcode = IB_WR_RDMA_WRITE, .wr_id = 6, .laddr = c->buf.dma, .len = len,
 			.raddr = pk.addr, .rkey = pk.rkey,
 		};
@@ -1277,7 +1153,7 @@ static void kv_case_fastreg(struct kv_ctx *c)
 					wc.ex.invalidate_rkey, k.rkey);
 		}
 	} else {
-		struct kv_op op = {
+		struct kvh_op op = {
 			.opcode = IB_WR_SEND_WITH_INV, .wr_id = 7, .laddr = c->buf.dma, .len = 64,
 			.imm_inv = pk.rkey,
 		};
@@ -1301,9 +1177,9 @@ enum kv_err { KV_ERR_LKEY, KV_ERR_RKEY, KV_ERR_RO, KV_ERR_RNR, KV_ERR_FLUSH };
 static void kv_case_err(struct kv_ctx *c, enum kv_err e)
 {
 	struct kv_qp_opts o = { .rnr_retry = e == KV_ERR_RNR ? 0 : 7 };
-	struct kv_op ops[3] = {};
+	struct kvh_op ops[3] = {};
 	struct kv_qpinfo pq;
-	struct kv_qp q = {};
+	struct kvh_q q = {};
 	struct ib_wc wc;
 	u32 key = 0, pkey = 0;
 	int i;
@@ -1329,17 +1205,17 @@ static void kv_case_err(struct kv_ctx *c, enum kv_err e)
 	kv_t_start(c);
 	switch (e) {
 	case KV_ERR_LKEY:
-		ops[0] = (struct kv_op){ .opcode = IB_WR_SEND, .wr_id = 30, .laddr = c->buf.dma,
+		ops[0] = (struct kvh_op){ .opcode = IB_WR_SEND, .wr_id = 30, .laddr = c->buf.dma,
 			.len = 256, .lkey = kv_stale_key(c, false) };
 		if (kv_post1(c, &q, ops))
 			kv_expect(c, &q, &wc, 30, IB_WC_LOC_PROT_ERR, -1, "send with a bad lkey");
 		break;
 	case KV_ERR_FLUSH:
 		/* A WRITE the responder refuses, then two SENDs: those are flushed. */
-		ops[0] = (struct kv_op){ .opcode = IB_WR_RDMA_WRITE, .wr_id = 30,
+		ops[0] = (struct kvh_op){ .opcode = IB_WR_RDMA_WRITE, .wr_id = 30,
 			.laddr = c->buf.dma, .len = 256, .raddr = c->keys.addr, .rkey = pkey };
 		for (i = 1; i < 3; i++)
-			ops[i] = (struct kv_op){ .opcode = IB_WR_SEND, .wr_id = 30 + i,
+			ops[i] = (struct kvh_op){ .opcode = IB_WR_SEND, .wr_id = 30 + i,
 				.laddr = c->buf.dma + i * 256, .len = 256 };
 		if (!kv_post(c, &q, ops, 3) ||
 		    !kv_expect(c, &q, &wc, 30, IB_WC_REM_ACCESS_ERR, -1, "WRITE with a bad rkey"))
@@ -1350,7 +1226,7 @@ static void kv_case_err(struct kv_ctx *c, enum kv_err e)
 				break;
 		break;
 	case KV_ERR_RKEY:
-		ops[0] = (struct kv_op){ .opcode = IB_WR_RDMA_WRITE, .wr_id = 31,
+		ops[0] = (struct kvh_op){ .opcode = IB_WR_RDMA_WRITE, .wr_id = 31,
 			.laddr = c->buf.dma, .len = 256, .raddr = c->keys.addr, .rkey = pkey };
 		if (kv_post1(c, &q, ops))
 			kv_expect(c, &q, &wc, 31, IB_WC_REM_ACCESS_ERR, -1,
@@ -1358,7 +1234,7 @@ static void kv_case_err(struct kv_ctx *c, enum kv_err e)
 		break;
 	case KV_ERR_RO:
 		/* Reading through the read-only key works, writing is refused. */
-		ops[0] = (struct kv_op){ .opcode = IB_WR_RDMA_READ, .wr_id = 32,
+		ops[0] = (struct kvh_op){ .opcode = IB_WR_RDMA_READ, .wr_id = 32,
 			.laddr = c->buf.dma, .len = KV_AUX_SIZE, .raddr = c->keys.addr_ro,
 			.rkey = c->keys.rkey_ro };
 		kv_zero(c, &c->buf, 0, KV_AUX_SIZE);
@@ -1374,7 +1250,7 @@ static void kv_case_err(struct kv_ctx *c, enum kv_err e)
 				  "WRITE through the read-only rkey");
 		break;
 	case KV_ERR_RNR:
-		ops[0] = (struct kv_op){ .opcode = IB_WR_SEND, .wr_id = 34, .laddr = c->buf.dma,
+		ops[0] = (struct kvh_op){ .opcode = IB_WR_SEND, .wr_id = 34, .laddr = c->buf.dma,
 			.len = 64 };
 		if (kv_post1(c, &q, ops))
 			kv_expect(c, &q, &wc, 34, IB_WC_RNR_RETRY_EXC_ERR, -1,
@@ -1387,38 +1263,6 @@ out:
 	kv_qp_close(&q);
 }
 
-struct kv_drain_cqe {
-	struct ib_cqe cqe;
-	enum ib_wc_status status;
-	int done;
-};
-
-static void kv_drain_done(struct ib_cq *cq, struct ib_wc *wc)
-{
-	struct kv_drain_cqe *d = container_of(wc->wr_cqe, struct kv_drain_cqe, cqe);
-
-	d->status = wc->status;
-	d->done++;
-}
-
-/* Process @cq until all @n of @d have completed, or wc_timeout_ms. */
-static bool kv_drain_wait(struct ib_cq *cq, struct kv_drain_cqe *d, int n)
-{
-	unsigned long end = jiffies + msecs_to_jiffies(wc_timeout_ms);
-	int i;
-
-	for (;;) {
-		ib_process_cq_direct(cq, -1);
-		for (i = 0; i < n && d[i].done; i++)
-			;
-		if (i == n)
-			return true;
-		if (time_after(jiffies, end))
-			return false;
-		usleep_range(100, 500);
-	}
-}
-
 /*
  * ib_drain_qp() waits, without a timeout, for the work requests it posts to a QP in the
  * error state to be flushed.  See first, on a QP of its own, that the device flushes a
@@ -1426,17 +1270,17 @@ static bool kv_drain_wait(struct ib_cq *cq, struct kv_drain_cqe *d, int n)
  */
 static void kv_flush_probe(struct kv_ctx *c)
 {
-	struct kv_drain_cqe d[2] = {};
+	struct kvh_drain_cqe d[2] = {};
 	struct ib_qp_attr a = { .qp_state = IB_QPS_ERR };
 	struct ib_sge sge = { .addr = c->buf.dma, .length = 64, .lkey = c->pd->local_dma_lkey };
 	struct ib_recv_wr rwr = { .sg_list = &sge, .num_sge = 1, .wr_cqe = &d[0].cqe };
 	struct ib_send_wr swr = { .opcode = IB_WR_SEND, .send_flags = IB_SEND_SIGNALED,
 				  .sg_list = &sge, .num_sge = 1, .wr_cqe = &d[1].cqe };
-	struct kv_qp x = {};
+	struct kvh_q x = {};
 	int err;
 
-	d[0].cqe.done = kv_drain_done;
-	d[1].cqe.done = kv_drain_done;
+	d[0].cqe.done = kvh_drain_done;
+	d[1].cqe.done = kvh_drain_done;
 	if (!kv_qp_create(c, &x, &kv_rc))
 		goto out;
 	err = ib_modify_qp(x.qp, &a, IB_QP_STATE);
@@ -1448,7 +1292,7 @@ static void kv_flush_probe(struct kv_ctx *c)
 		kv_fail(c, "flush probe: %d", err);
 		goto out;
 	}
-	if (!kv_drain_wait(x.cq, d, 2))
+	if (!kvh_drain_wait(x.cq, d, 2, wc_timeout_ms))
 		kv_fail(c, "WRs posted in ERR not flushed (%d, %d): ib_drain_qp() would hang",
 			d[0].done, d[1].done);
 	else if (d[0].status != IB_WC_WR_FLUSH_ERR || d[1].status != IB_WC_WR_FLUSH_ERR)
@@ -1461,11 +1305,11 @@ out:
 /* ib_drain_qp() on a connected QP with receives posted: they come back flushed. */
 static void kv_case_drain(struct kv_ctx *c)
 {
-	struct kv_drain_cqe d[4] = {};
+	struct kvh_drain_cqe d[4] = {};
 	struct ib_qp_init_attr ia;
 	struct ib_qp_attr a;
 	struct kv_qpinfo pq;
-	struct kv_qp q = {};
+	struct kvh_q q = {};
 	int i, err;
 
 	if (!c->server)
@@ -1479,7 +1323,7 @@ static void kv_case_drain(struct kv_ctx *c)
 					      .lkey = c->pd->local_dma_lkey };
 			struct ib_recv_wr wr = { .sg_list = &sge, .num_sge = 1 };
 
-			d[i].cqe.done = kv_drain_done;
+			d[i].cqe.done = kvh_drain_done;
 			wr.wr_cqe = &d[i].cqe;
 			err = ib_post_recv(q.qp, &wr, NULL);
 			if (err) {
