@@ -67,11 +67,17 @@ for spec in "${cases[@]}"; do
 	e2e_pair "$c" "$E2E_CASE_TMO" "${cmd[@]}" -- "${cmd[@]}"
 	if e2e_verdict_both "$c" $((SECONDS - t0)) && [ "$arg" = 1048576 ] &&
 	   [ "$ROLE" = client ] && [ -n "$tmo_before" ]; then
+		# The bug this guards against (1 MiB READ responses dropped by the cable) cost
+		# about 1.6 local ACK timeouts per read.  A healthy transport has none on a quiet
+		# host; on a loaded one (two labs on two cores) a stalled responder can make an
+		# ACK late enough for a few: fewer than one per four reads passes, and is said.
 		tmo=$(($(cat "$tmo_ctr") - tmo_before))
 		if [ "$tmo" = 0 ]; then
 			e2e_result "$c-no-timeouts" pass "no local ACK timeout on the requester"
+		elif [ $((tmo * 4)) -lt "$iters" ]; then
+			e2e_result "$c-no-timeouts" pass "$tmo local ACK timeouts in $iters reads (late, not lost: under 1 in 4)"
 		else
-			e2e_result "$c-no-timeouts" FAIL "$tmo local ACK timeouts on the requester (responses lost)"
+			e2e_result "$c-no-timeouts" FAIL "$tmo local ACK timeouts in $iters reads (responses lost)"
 		fi
 	fi
 done
