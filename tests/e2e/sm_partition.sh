@@ -43,12 +43,17 @@ srv=${CXLAB_NODES%% *}
 peer=$(echo "$CXLAB_NODES" | awk -v me="$me" '{ for (i = 1; i <= NF; i++) if ($i != me) { print $i; exit } }')
 PEERDIR=/cxlab/results/$CXLAB_JOB/$peer
 p=/sys/class/infiniband/cxib_0/ports/1
-# lid first: the peer waits for guid, then reads both
-echo $(($(cat $p/lid))) >lid
-cut -d: -f5- $p/gids/0 | tr -d : >guid
+# lid first: the peer waits for guid, then reads both.  Each file appears whole (written
+# aside, then renamed): the peer's wait_file sees a name, and a file that the shell has
+# created but not yet filled once gave node1 an empty GUID for node2 (opensm then refused
+# the partition file, "bad PortGUID").
+echo $(($(cat $p/lid))) >lid.tmp && mv lid.tmp lid
+cut -d: -f5- $p/gids/0 | tr -d : >guid.tmp && mv guid.tmp guid
 wait_file "$PEERDIR/guid" 60
 pguid=$(cat "$PEERDIR/guid")
 plid=$(cat "$PEERDIR/lid")
+check "the peer's port GUID ($pguid) and LID ($plid) read" \
+	bash -c "[[ '$pguid' =~ ^[0-9a-f]{16}\$ ]] && [ '${plid:-0}' -gt 0 ]"
 
 if [ "$me" = "$srv" ]; then
 	cat >/etc/opensm/partitions-lab.conf <<EOF
