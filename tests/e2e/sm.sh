@@ -37,9 +37,9 @@ lid=$(($(cat $sys/ports/1/lid)))
 smlid=$(($(cat $sys/ports/1/sm_lid)))
 guid=$(cat $sys/node_guid)
 pguid=$(cut -d: -f5- $sys/ports/1/gids/0 | tr -d :)
-echo "$lid" >lid
-echo "$smlid" >smlid
-echo "$guid" >guid
+put_file lid "$lid"
+put_file smlid "$smlid"
+put_file guid "$guid"
 check "LID assigned ($lid)" test "$lid" -ge 1 -a "$lid" -le 49151
 check "SM LID set ($smlid)" test "$smlid" -ge 1 -a "$smlid" -le 49151
 check "phys state LinkUp" test "$(cat $sys/ports/1/phys_state)" = "5: LinkUp"

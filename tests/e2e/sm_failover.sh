@@ -32,7 +32,7 @@ peer=$(echo "$CXLAB_NODES" | awk -v me="$me" '{ for (i = 1; i <= NF; i++) if ($i
 PEERDIR=/cxlab/results/$CXLAB_JOB/$peer
 p=/sys/class/infiniband/cxib_0/ports/1
 lid=$(($(cat $p/lid)))
-echo "$lid" >lid
+put_file lid "$lid"
 wait_file "$PEERDIR/lid" 60
 plid=$(cat "$PEERDIR/lid")
 if [ "$me" = "$srv" ]; then mlid=$lid; slid=$plid; else mlid=$plid; slid=$lid; fi

@@ -104,4 +104,8 @@ wait_file() {
 	done
 	return 1
 }
+# put_file NAME TEXT: NAME appears with TEXT in it, whole (written aside, then renamed), for
+# a peer whose wait_file sees the name: a file the shell has created but not yet filled
+# once gave sm_partition's node1 an empty GUID for node2.
+put_file() { printf '%s\n' "$2" >"$1.tmp" && mv "$1.tmp" "$1"; }
 dotted() { sed -n "s/^$2:\.*\(.*\)$/\1/p" "$1" | head -n1; }

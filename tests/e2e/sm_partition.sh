@@ -43,12 +43,9 @@ srv=${CXLAB_NODES%% *}
 peer=$(echo "$CXLAB_NODES" | awk -v me="$me" '{ for (i = 1; i <= NF; i++) if ($i != me) { print $i; exit } }')
 PEERDIR=/cxlab/results/$CXLAB_JOB/$peer
 p=/sys/class/infiniband/cxib_0/ports/1
-# lid first: the peer waits for guid, then reads both.  Each file appears whole (written
-# aside, then renamed): the peer's wait_file sees a name, and a file that the shell has
-# created but not yet filled once gave node1 an empty GUID for node2 (opensm then refused
-# the partition file, "bad PortGUID").
-echo $(($(cat $p/lid))) >lid.tmp && mv lid.tmp lid
-cut -d: -f5- $p/gids/0 | tr -d : >guid.tmp && mv guid.tmp guid
+# lid first: the peer waits for guid, then reads both (put_file: each appears whole)
+put_file lid $(($(cat $p/lid)))
+put_file guid "$(cut -d: -f5- $p/gids/0 | tr -d :)"
 wait_file "$PEERDIR/guid" 60
 pguid=$(cat "$PEERDIR/guid")
 plid=$(cat "$PEERDIR/lid")
