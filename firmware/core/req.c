@@ -79,6 +79,18 @@ static uint32_t cxfw_req_psn_add(uint32_t a, uint32_t n)
 	return (a + n) & CXIB_PSN_MASK;
 }
 
+/*
+ * Was @psn ever sent?  An ACK may arrive for packets sent in an earlier pass, after a go-back
+ * (timeout, NAK, RNR) has started sending them again, so what it acknowledges is checked
+ * against the highest PSN sent so far, not against the current pass's progress.  An ACK of a
+ * PSN never sent is a "ghost" acknowledgement and is ignored (IBTA vol 1 ch. 9, requester
+ * side).
+ */
+static bool cxfw_req_psn_was_sent(const struct cxfw_req *r, uint32_t psn)
+{
+	return cxfw_req_psn_diff(psn, r->hi_psn) < 0;
+}
+
 static const __be32 *cxfw_req_qp_path(const struct cxfw_qp *qp)
 {
 	return qp->qpc + CXIB_QPC_PRIMARY_ADDRESS_PATH_OFFSET / 4;
@@ -1364,10 +1376,13 @@ static bool cxfw_req_resp(struct cxfw_dev *dev, struct cxfw_qp *qp, struct cxfw_
 		return false;
 	}
 	if (op == CXIB_BTH_OP_ACKNOWLEDGE) {
-		if (w->rd_atomic || e < 0)
-			return false;		/* duplicate, or an ACK inside a READ: drop */
+		if (w->rd_atomic || e < 0 || !cxfw_req_psn_was_sent(r, p->psn))
+			return false;		/* duplicate, ghost, or an ACK inside a READ: drop */
 		w->acked = (uint32_t)cxfw_req_psn_diff(p->psn, w->first_psn) + 1;
-		if (w->acked >= w->npsn && w->sent >= w->npkts)
+		/* SEND / WRITE: one PSN per packet; what is acknowledged needs no resending */
+		if (w->sent < w->acked)
+			w->sent = w->acked;
+		if (w->acked >= w->npsn)
 			w->done = true;
 		return true;
 	}
@@ -1467,8 +1482,9 @@ void cxfw_req_rx(struct cxfw_dev *dev, struct cxfw_qp *qp, const struct cxfw_pkt
 				}
 				break;
 			}
-			if (w->sent < w->npkts)
-				break;		/* cannot acknowledge what was not sent */
+			if (!cxfw_req_psn_was_sent(r, p->psn))
+				break;		/* cannot acknowledge what was never sent */
+			w->sent = w->npkts;
 			w->acked = w->npsn;
 			w->done = true;
 			progress = true;

@@ -1860,6 +1860,116 @@ TEST(xport_rc_local_ack_timeout_recovers_a_lost_packet)
 	CHECK_EQ(sa.local_ack_timeouts, 1);
 }
 
+/* While @hold: drops the ACKs node 1 sends, keeping the bytes of the last for later. */
+struct late_ack {
+	bool hold;
+	uint8_t pkt[FAKE_CABLE_PKT_MAX];
+	size_t len;
+	unsigned int acks;
+};
+
+static bool late_ack_tap(void *arg, unsigned int from, const uint8_t *pkt, size_t len)
+{
+	struct late_ack *la = arg;
+	struct cxfw_pkt p;
+
+	if (!la->hold || from != 1 || cxfw_pkt_parse(pkt, len, &p) ||
+	    p.opcode != CXIB_BTH_OP_RC_ACKNOWLEDGE || len > sizeof(la->pkt))
+		return true;
+	memcpy(la->pkt, pkt, len);
+	la->len = len;
+	la->acks++;
+	return false;
+}
+
+/*
+ * The ACK of a whole message arrives late: after the local ACK timeout has gone back and
+ * while the message is being sent again (the port holds the rest back).  It acknowledges
+ * every packet, so the SEND completes then; later duplicates' ACKs change nothing.  (The
+ * requester once compared it with the new pass's progress, kept the WQE open with every
+ * PSN acknowledged, ignored every later ACK as a duplicate and waited for ever: 64 KiB
+ * pingpongs hung in the lab.)
+ */
+static void late_ack_case(struct test_ctx *t, unsigned int nmsg)
+{
+	struct cxfw_dev *da;
+	struct cxib_cqe64 cqe;
+	struct cxfw_stats sa, sb;
+	struct drv_qp_conn c;
+	struct drv_mr src, dst;
+	struct late_ack la;
+	struct drv_sge r;
+	struct drv_wr wr;
+	struct env e;
+	unsigned int k;
+	int si = -1;
+
+	drv_qp_conn_defaults(&c);
+	c.timeout = 10;
+	CHECK_EQ(env_pair(t, &e, 2, CXIB_QPC_ST_RC, &c), 0);
+	da = e.na->t->dev;
+	CHECK_EQ(drv_mr_alloc(e.na, 8192 * nmsg, DRV_LR, &src), 0);
+	CHECK_EQ(drv_mr_alloc(e.nb, 8192 * nmsg, DRV_LR | DRV_LW, &dst), 0);
+	memset(&la, 0, sizeof(la));
+	la.hold = true;
+	e.w.cable->tap = late_ack_tap;
+	e.w.cable->tap_arg = &la;
+	for (k = 0; k < nmsg; k++) {
+		mr_pattern(e.na, &src, 8192 * k, 8192, 93 + k);
+		r = sge(&dst, 8192 * k, 8192);
+		CHECK_EQ(drv_post_recv(e.nb, &e.b, &r, 1), (int)k);
+		wr = wr_op(CXIB_WQE_OPCODE_SEND, true);
+		wr.sg[wr.nsg++] = sge(&src, 8192 * k, 8192);	/* 8 packets, AckReq on the last */
+		si = drv_post_send(e.na, &e.a, &wr);
+		CHECK_EQ(si, (int)k);
+	}
+	PUMP(&e.w);
+	CHECK_EQ(la.acks, nmsg);	/* one per message (AckReq on each LAST), held back */
+	CHECK(la.len > 0);
+	la.hold = false;
+	for (k = 0; k < nmsg; k++) {
+		CHECK_EQ(drv_poll(e.nb, e.cb, &cqe), 1);
+		CHECK_RESP_CQE(&cqe, &e.b, CXIB_CQE_OPCODE_RESP_SEND, 8192, k);
+		CHECK(mr_has_pattern(e.nb, &dst, 8192 * k, 8192, 93 + k));
+	}
+	CHECK_EQ(drv_poll(e.na, e.ca, &cqe), 0);
+
+	/* the timer fires; the go-back sends two packets, then the port is busy */
+	e.w.cable->busy_at = 2;
+	fake_advance_ns(&e.na->t->fk, 1000000000ull);
+	cxfw_process(da);
+	cxfw_get_stats(da, &sa);
+	CHECK_EQ(sa.local_ack_timeouts, 1);
+	CHECK_EQ(sa.retransmits, 2);
+	/* now the first pass's last ACK: it acknowledges every message */
+	cxfw_port_receive(da, 1, la.pkt, la.len);
+	for (k = 0; k < nmsg; k++) {
+		CHECK_EQ(drv_poll(e.na, e.ca, &cqe), 1);
+		CHECK_REQ_CQE(&cqe, &e.a, CXIB_WQE_OPCODE_SEND, k);
+	}
+
+	e.w.cable->busy_at = 0;
+	CHECK_EQ(drv_pump_time(&e.w, 1000000, 2000000000), 0);
+	cxfw_get_stats(da, &sa);
+	cxfw_get_stats(e.nb->t->dev, &sb);
+	CHECK_EQ(sa.local_ack_timeouts, 1);	/* nothing left to wait for */
+	CHECK_EQ(sa.retransmits, 2);		/* the rest was not sent again */
+	CHECK_EQ(sb.duplicate_requests, 2);
+	CHECK_EQ(drv_poll(e.na, e.ca, &cqe), 0);
+	CHECK_EQ(drv_poll(e.nb, e.cb, &cqe), 0);	/* a duplicate completes nothing */
+}
+
+TEST(xport_rc_late_ack_after_a_timeout_completes_the_resent_message)
+{
+	late_ack_case(t, 1);
+}
+
+/* The same with two messages, and only the second's ACK: it acknowledges both. */
+TEST(xport_rc_late_ack_of_the_last_message_completes_every_resent_one)
+{
+	late_ack_case(t, 2);
+}
+
 TEST(xport_cq_overrun_raises_a_cq_error_event)
 {
 	struct drv_qp_init ia, ib;
