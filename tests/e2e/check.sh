@@ -8,6 +8,13 @@
 #   check "what" CMD...   run CMD; print "ok   what" or "FAIL what"; count the outcome in
 #                         npass / nfail, and set fail=1 on a failure (the scenario's verdict)
 #   no_splat FILE         FILE (a kernel log) has no line of SPLAT_RE; the lines if it has
+#   wait_for SECONDS CMD...  run CMD every WAIT_POLL seconds (0.1) until it succeeds (0) or
+#                            the time is up (1)
+#   wait_file FILE SECONDS   until FILE exists (the nodes meet through files on the share)
+#   put_file FILE TEXT       FILE appears with TEXT in it, whole: written aside, then renamed,
+#                            so a peer's wait_file never sees it created but not yet filled
+#                            (that once gave sm_partition's node1 an empty GUID for node2).
+#                            Flag files without content may simply be touched.
 #
 # SPLAT_RE is the one pattern of a kernel log that fails a scenario: a warning, BUG or oops,
 # a sanitizer's report, a lockdep report, a hung task.
@@ -48,6 +55,17 @@ cxlab_mark() {
 	echo "cxlab_mark '$*': ${answer:-no answer from the host after 20 s}" >&2
 	return 1
 }
+
+wait_for() {
+	local end=$((SECONDS + $1))
+	shift
+	until "$@"; do
+		[ $SECONDS -ge $end ] && return 1
+		sleep "${WAIT_POLL:-0.1}"
+	done
+}
+wait_file() { wait_for "$2" test -e "$1"; }
+put_file() { printf '%s\n' "$2" >"$1.tmp" && mv "$1.tmp" "$1"; }
 
 SPLAT_RE='WARNING:|BUG:|Oops|Call Trace|UBSAN|KASAN|lockdep|circular locking|blocked for more than'
 no_splat() {

@@ -192,7 +192,7 @@ EOF
 	check "opensm restarted with two IPoIB partitions" sm_start 10 lab
 fi
 has_pkey() { grep -qx "$1" $p/pkeys/*; }
-wait_pkey() { for _ in $(seq 600); do has_pkey "$1" && return 0; sleep 0.1; done; return 1; }
+wait_pkey() { wait_for 60 has_pkey "$1"; }
 check "0x8001 in the P_Key table" wait_pkey 0x8001
 check "ip link add ib0.8001 type ipoib pkey 0x8001" \
 	ip link add link ib0 name ib0.8001 type ipoib pkey 0x8001
@@ -219,7 +219,8 @@ if [ "$CXLAB_NODE" = "$srv" ]; then
 	sm_stop lab
 	check "opensm restarted with the default partition" sm_start 10 lab
 fi
-gone() { for _ in $(seq 600); do has_pkey 0x8001 || return 0; sleep 0.1; done; return 1; }
+no_pkey() { ! has_pkey "$1"; }
+gone() { wait_for 60 no_pkey 0x8001; }
 check "0x8001 gone from the table again" gone
 meet part_end
 

@@ -53,21 +53,11 @@ ipoib_start() {
 
 carrier_is() { [ "$(cat /sys/class/net/"$1"/carrier 2>/dev/null)" = "$2" ]; }
 
-wait_carrier() {
-	for _ in $(seq $(($2 * 10))); do
-		carrier_is "$1" 1 && return 0
-		sleep 0.1
-	done
-	return 1
-}
+wait_carrier() { wait_for "$2" carrier_is "$1" 1; }
 
 ipoib_up() {
 	local t=${1:-60}
-	for _ in $(seq $((t * 10))); do
-		[ -e /sys/class/net/ib0 ] && break
-		sleep 0.1
-	done
-	[ -e /sys/class/net/ib0 ] || return 1
+	wait_file /sys/class/net/ib0 "$t" || return 1
 	ip addr replace "$MY_IP/24" dev ib0 || return 1
 	ip -6 addr replace "$MY_IP6/64" dev ib0 nodad || return 1
 	ip link set ib0 up || return 1

@@ -186,14 +186,6 @@ e2e_lasterr() {
 	echo "${l:-no output}" | tr -s '\t ' ' ' | cut -c1-200
 }
 
-e2e_wait_file() { # e2e_wait_file FILE SECONDS
-	local end=$((SECONDS + $2))
-	until [ -s "$1" ]; do
-		[ $SECONDS -ge $end ] && return 1
-		sleep 0.1
-	done
-}
-
 # A tool that exited 0 without the line that shows it did its work (E2E_OK_RE on the
 # server, E2E_OK_RE_CLIENT on the client; unset: no check) fails with status 99.
 e2e_check_ok() {
@@ -223,7 +215,7 @@ e2e_pair() {
 		timeout --kill-after=5 "$tmo" stdbuf -oL -eL "${scmd[@]}" >"$c.out" 2>&1 </dev/null &
 		pid=$!
 		sleep 0.3
-		echo started >"$c.ready"
+		put_file "$c.ready" started
 		end=$((SECONDS + tmo + 10))
 		while kill -0 $pid 2>/dev/null; do
 			# The client gave up (its tool ended in an error): stop waiting for it.
@@ -238,10 +230,10 @@ e2e_pair() {
 		wait $pid
 		E2E_RC=$?
 		e2e_check_ok "$c"
-		echo $E2E_RC >"$c.rc"
+		put_file "$c.rc" "$E2E_RC"
 	else
 		echo "+ ${ccmd[*]} $E2E_SERVER_ADDR" >"$c.cmd"
-		if ! e2e_wait_file "$PEERDIR/$c.ready" 90; then
+		if ! wait_file "$PEERDIR/$c.ready" 90; then
 			echo "the server did not start its tool within 90s" >"$c.out"
 			E2E_RC=255
 		else
@@ -257,10 +249,10 @@ e2e_pair() {
 			done
 		fi
 		e2e_check_ok "$c"
-		echo "$E2E_RC" >"$c.rc"
+		put_file "$c.rc" "$E2E_RC"
 	fi
 	# Both sides' statuses for the verdict.
-	if e2e_wait_file "$PEERDIR/$c.rc" $((tmo + 30)); then
+	if wait_file "$PEERDIR/$c.rc" $((tmo + 30)); then
 		E2E_PEER_RC=$(cat "$PEERDIR/$c.rc")
 	fi
 }

@@ -99,7 +99,7 @@ else
 
 	# rmmod cxib with the controller connected: nvme-rdma removes the controller
 	check "rmmod cxib with a controller connected" timeout 120 rmmod cxib
-	gone() { for _ in $(seq 300); do ! ls /sys/class/nvme/nvme* >/dev/null 2>&1 && return 0; sleep 0.1; done; return 1; }
+	gone() { wait_for 30 no_nvme_ctrl; }
 	check "the controller is removed" gone
 	check "modprobe cxib" modprobe cxib
 	check "ib0 back with carrier" ipoib_up 120

@@ -129,7 +129,7 @@ else
 	rc=$?
 	echo "fio after the disconnect: rc $rc after $(($(date +%s) - t0)) s"
 	check "fio ended with an error, not a hang (rc $rc)" test $rc != 0 -a $rc != 124
-	gone() { for _ in $(seq 300); do ! ls /sys/class/nvme/nvme* >/dev/null 2>&1 && return 0; sleep 0.1; done; return 1; }
+	gone() { wait_for 30 no_nvme_ctrl; }
 	check "the controller is gone" gone
 	check "no nvme QP, MR or CQ left on the host" nvme_left
 	check "rmmod nvme-rdma" modprobe -r nvme-rdma

@@ -35,12 +35,11 @@ nvme_res() {
 	fi
 }
 
+no_nvme_ctrl() { ! ls /sys/class/nvme/nvme* >/dev/null 2>&1; }
+nvme_none() { [ "$(nvme_res qp)$(nvme_res mr)$(nvme_res cq)$(nvme_res srq)" = 0000 ]; }
 nvme_left() {
 	local r
-	for _ in $(seq 100); do
-		[ "$(nvme_res qp)$(nvme_res mr)$(nvme_res cq)$(nvme_res srq)" = 0000 ] && return 0
-		sleep 0.1
-	done
+	wait_for 10 nvme_none && return 0
 	for r in qp mr cq srq; do rdma res show $r | grep -E 'comm \[(rdma_cm|nvme|nvmet)'; done
 	return 1
 }
@@ -115,7 +114,8 @@ ns_dev() { # the device names count in scan order, which need not follow the IDs
 	done
 }
 
-wait_ns() { for _ in $(seq 100); do [ -b "$(ns_dev "$1")" ] && return 0; sleep 0.1; done; return 1; }
+ns_is_blk() { [ -b "$(ns_dev "$1")" ]; }
+wait_ns() { wait_for 10 ns_is_blk "$1"; }
 
 fio_verify() {
 	timeout 400 fio --name="$1" --filename="$2" --rw=randwrite --bs="$3" --iodepth="$4" \

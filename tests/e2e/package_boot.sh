@@ -20,19 +20,11 @@
 set -u
 # shellcheck source=check.sh
 . /cxlab/e2e/check.sh
+WAIT_POLL=0.2	# wait_for: systemctl and udevadm are slow under TCG
 has() { grep -qE -- "$1" "$2"; } # has REGEX FILE
 note() { echo "     $*"; }
 t0=$SECONDS
 stamp() { echo "$((SECONDS - t0))s $*" >>timeline.txt; }
-wait_for() { # wait_for SECONDS command...: until the command succeeds (0) or time is up (1)
-	local end=$((SECONDS + $1))
-	shift
-	until "$@"; do
-		[ $SECONDS -ge $end ] && return 1
-		sleep 0.2
-	done
-}
-wait_file() { wait_for "$2" test -e "$1"; }
 
 deb=$(echo /cxlab/debs/cxib-dkms_*_all.deb)
 rule=/lib/udev/rules.d/60-cxib-dkms.rules

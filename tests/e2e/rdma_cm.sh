@@ -72,7 +72,7 @@ pair() {
 			echo "     $name: try $try rejected, no listener yet (REJ reason 8): again"
 			sleep 1
 		done
-		echo $rc >"$name.rc"
+		put_file "$name.rc" "$rc"
 		check "$name (client: $ccmd, rc $rc)" test $rc = 0
 		[ $rc = 0 ] || tail -n 5 "$name.txt"
 		wait_file "$PEERDIR/$name.done" 60

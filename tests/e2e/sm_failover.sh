@@ -14,13 +14,7 @@ t0=$(date +%s.%N)
 mark() { awk -v a="$(date +%s.%N)" -v b="$t0" -v m="$*" 'BEGIN { printf "%6.1fs  %s\n", a - b, m }' |
 	tee -a timeline.txt; }
 sm_lid_is() { [ $(($(cat /sys/class/infiniband/cxib_0/ports/1/sm_lid))) = "$1" ]; }
-wait_sm_lid() { # wait_sm_lid LID SECONDS
-	for _ in $(seq $(($2 * 10))); do
-		sm_lid_is "$1" && return 0
-		sleep 0.1
-	done
-	return 1
-}
+wait_sm_lid() { wait_for "$2" sm_lid_is "$1"; } # wait_sm_lid LID SECONDS
 
 if [ "${CXLAB_SM:-}" != opensm ]; then
 	echo "FAIL this scenario needs the lab's opensm (cxlab --sm opensm, the default)"
@@ -43,8 +37,7 @@ if [ "$me" != "$srv" ]; then
 	# ---- node2: standby SM, bandwidth client ----
 	check "standby opensm started (priority 5)" sm_start 5 standby
 	standby() { grep -q 'Entering STANDBY state' /var/log/opensm-standby.log 2>/dev/null; }
-	for _ in $(seq 300); do standby && break; sleep 0.1; done
-	check "node2's opensm entered STANDBY" standby
+	check "node2's opensm entered STANDBY" wait_for 30 standby
 	mark "node2: standby SM up"
 	touch standby.ready
 	wait_file "$PEERDIR/bw.ready" 60
@@ -54,8 +47,7 @@ if [ "$me" != "$srv" ]; then
 	touch bw.started
 	master() { grep -q 'Entering MASTER state' /var/log/opensm-standby.log 2>/dev/null; }
 	wait_file "$PEERDIR/killed" 60
-	for _ in $(seq 600); do master && break; sleep 0.1; done
-	check "node2's opensm took over (Entering MASTER state)" master
+	check "node2's opensm took over (Entering MASTER state)" wait_for 60 master
 	mark "node2: standby is MASTER"
 	check "node2's port names node2 as SM" wait_sm_lid "$slid" 60
 	mark "node2: sm_lid is $slid"

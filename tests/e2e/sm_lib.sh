@@ -14,9 +14,8 @@
 #   sm_wait_active [SECONDS]    until this node's port is ACTIVE (0) or the time is up (1)
 #
 # and what the subnet-management scenarios check with:
-#   check "what" CMD...         run CMD; print "ok   what" or "FAIL what" (then fail=1)
+#   check, wait_file, put_file  from check.sh (sourced here)
 #   has REGEX FILE              FILE has a line matching REGEX
-#   wait_file FILE SECONDS      until FILE exists (the nodes meet through files on the share)
 #   dotted FILE FIELD           the value of a "Field:.....value" line (smpquery, perfquery)
 #
 # opensm's defaults are kept except where the lab needs another value: a short SM polling
@@ -96,16 +95,4 @@ sm_wait_active() {
 # shellcheck source=check.sh
 . /cxlab/e2e/check.sh
 has() { grep -qE "$1" "$2"; }
-wait_file() {
-	local i
-	for i in $(seq $(($2 * 10))); do
-		[ -e "$1" ] && return 0
-		sleep 0.1
-	done
-	return 1
-}
-# put_file NAME TEXT: NAME appears with TEXT in it, whole (written aside, then renamed), for
-# a peer whose wait_file sees the name: a file the shell has created but not yet filled
-# once gave sm_partition's node1 an empty GUID for node2.
-put_file() { printf '%s\n' "$2" >"$1.tmp" && mv "$1.tmp" "$1"; }
 dotted() { sed -n "s/^$2:\.*\(.*\)$/\1/p" "$1" | head -n1; }

@@ -64,15 +64,15 @@ verdict_client() { # CASE SECONDS: from $c.rc / $c.out on the client
 	rc=$(cat "$CDIR/$c.rc" 2>/dev/null)
 	if [ "$ROLE" = client ]; then
 		if [ "$rc" != 0 ] && grep -qE -- "$E2E_WANT" "$c.out"; then
-			echo "pass|client saw IBV_WC_$want_name: $(grep -E -m1 -- "$E2E_WANT" "$c.out" | tr -s ' ' | cut -c1-100)" >"$c.verdict"
+			put_file "$c.verdict" "pass|client saw IBV_WC_$want_name: $(grep -E -m1 -- "$E2E_WANT" "$c.out" | tr -s ' ' | cut -c1-100)"
 		elif [ "$rc" = 0 ]; then
-			echo "FAIL|client exit 0, expected /$E2E_WANT/: $(e2e_lasterr "$c.out")" >"$c.verdict"
+			put_file "$c.verdict" "FAIL|client exit 0, expected /$E2E_WANT/: $(e2e_lasterr "$c.out")"
 		else
 			got=$(grep -m1 'Failed status' "$c.out" | tr -s ' ')
-			echo "FAIL|client $(e2e_rcword "$rc"), expected /$E2E_WANT/, got: ${got:-$(e2e_lasterr "$c.out")}" >"$c.verdict"
+			put_file "$c.verdict" "FAIL|client $(e2e_rcword "$rc"), expected /$E2E_WANT/, got: ${got:-$(e2e_lasterr "$c.out")}"
 		fi
 	fi
-	if e2e_wait_file "$CDIR/$c.verdict" 60; then
+	if wait_file "$CDIR/$c.verdict" 60; then
 		IFS='|' read -r r why <"$CDIR/$c.verdict"
 		e2e_result "$c" "$r" "$why" "$secs"
 	else
@@ -158,14 +158,14 @@ kill_case() { # CASE VICTIM(server|client) TOOL WANT
 		timeout --kill-after=5 120 stdbuf -oL -eL "${cmd[@]}" >"$c.out" 2>&1 </dev/null &
 		pid=$!
 		sleep 0.5
-		echo started >"$c.ready"
-		e2e_wait_file "$CDIR/$c.started" 90
+		put_file "$c.ready" started
+		wait_file "$CDIR/$c.started" 90
 	else
-		e2e_wait_file "$SDIR/$c.ready" 90
+		wait_file "$SDIR/$c.ready" 90
 		sleep 1
 		timeout --kill-after=5 120 stdbuf -oL -eL "${cmd[@]}" "$CXLAB_SERVER_ADDR" >"$c.out" 2>&1 </dev/null &
 		pid=$!
-		echo started >"$c.started"
+		put_file "$c.started" started
 	fi
 	if [ "$ROLE" = "$victim" ]; then
 		sleep 6
@@ -193,9 +193,9 @@ kill_case() { # CASE VICTIM(server|client) TOOL WANT
 		else
 			e2e_result "$c" pass "killed mid-transfer, its QPs are gone" $((SECONDS - t0))
 		fi
-		echo "$rc" >"$c.rc"
+		put_file "$c.rc" "$rc"
 		reload_driver "$c-rmmod"
-		echo finished >"$c.done"
+		put_file "$c.done" finished
 	else
 		# The survivor: its tool must end with WANT (or, if it cannot notice, be stopped).
 		# Retries run out in well under a second (perftest: timeout 14, retry_cnt 7).
@@ -212,7 +212,7 @@ kill_case() { # CASE VICTIM(server|client) TOOL WANT
 		fi
 		{ wait $pid; } 2>/dev/null
 		rc=$?
-		echo "$rc" >"$c.rc"
+		put_file "$c.rc" "$rc"
 		if [ -z "$want" ]; then
 			e2e_result "$c-peer" pass "survivor stopped ($(e2e_rcword $rc)): nothing to report" $((SECONDS - t0))
 		elif [ "$rc" != 0 ] && grep -qE -- "$want" "$c.out"; then
@@ -224,7 +224,7 @@ kill_case() { # CASE VICTIM(server|client) TOOL WANT
 		else
 			e2e_result "$c-peer" FAIL "survivor $(e2e_rcword "$rc"), expected /$want/: $(e2e_lasterr "$c.out")" $((SECONDS - t0))
 		fi
-		e2e_wait_file "$PEERDIR/$c.done" 120
+		wait_file "$PEERDIR/$c.done" 120
 	fi
 }
 
