@@ -194,4 +194,14 @@ void cxfw_get_stats(struct cxfw_dev *dev, struct cxfw_stats *st);
  */
 size_t cxfw_stats_format(const struct cxfw_stats *st, char *buf, size_t len);
 
+/*
+ * Debugging: the transport state of every QP past INIT (RC, UC, UD; the requester's PSNs,
+ * timers and window of WQEs, the responder's ePSN, MSN and open message), a few lines per
+ * QP, NUL-terminated in @buf.  Returns the length it needs, like cxfw_stats_format().  The
+ * engines belong to the worker: the caller serialises with cxfw_process() and
+ * cxfw_port_receive() (cxib-pci: under its fw_lock), and sizes and fills the buffer within
+ * one such section for a consistent view.
+ */
+size_t cxfw_engines_format(struct cxfw_dev *dev, char *buf, size_t len);
+
 #endif /* CXFW_H */

@@ -505,6 +505,16 @@ void cxfw_log(struct cxfw_dev *dev, enum cxfw_log_level level, const char *fmt, 
 uint64_t cxfw_now(struct cxfw_dev *dev);
 void cxfw_stat_add(struct cxfw_dev *dev, uint64_t *counter, uint64_t n);
 /*
+ * Text built piece by piece into a caller's buffer of @len bytes (always terminated when
+ * @len > 0); @need counts every byte asked for, as snprintf does, so a first pass with
+ * @len 0 sizes the buffer of a second.
+ */
+struct cxfw_text {
+	char *buf;
+	size_t len, need;
+};
+void cxfw_textf(struct cxfw_text *t, const char *fmt, ...) CXFW_PRINTF(2, 3);
+/*
  * Read and check the PAS list of a queue of @bytes bytes (page_offset included) made of
  * pages of 4 KiB << @log_pg; on success *list (malloc'd) and *npas are set.
  */

@@ -30,6 +30,7 @@ struct cxfw_dev;
 struct cxfw_qp;
 struct cxfw_pkt;
 struct cxfw_srq;
+struct cxfw_text;
 
 /* ---- qp.c ------------------------------------------------------------------------------ */
 
@@ -64,6 +65,8 @@ void cxfw_req_doorbell(struct cxfw_dev *dev, struct cxfw_qp *qp);
 void cxfw_req_rx(struct cxfw_dev *dev, struct cxfw_qp *qp, const struct cxfw_pkt *p);
 /* Timeouts (local ACK timeout, RNR wait) and deferred sending; called every cxfw_process(). */
 void cxfw_req_process(struct cxfw_dev *dev, uint64_t now);
+/* The requester's state (PSNs, timers, the window's WQEs) as text (cxfw_engines_format()). */
+void cxfw_req_format(const struct cxfw_qp *qp, uint64_t now, struct cxfw_text *t);
 
 /* ---- resp.c (responder) ---------------------------------------------------------------- */
 
@@ -78,6 +81,8 @@ void cxfw_resp_destroy(struct cxfw_dev *dev, struct cxfw_qp *qp);
 void cxfw_resp_rx(struct cxfw_dev *dev, struct cxfw_qp *qp, const struct cxfw_pkt *p);
 /* Coalesced ACKs and other deferred responder work; called every cxfw_process(). */
 void cxfw_resp_process(struct cxfw_dev *dev, uint64_t now);
+/* The responder's state (ePSN, MSN, the open message, a pending ACK) as text. */
+void cxfw_resp_format(const struct cxfw_qp *qp, struct cxfw_text *t);
 /*
  * @qp entered ERR (cxfw_qp_error() and the 2ERR command; dev->lock not held): drops
  * pending responses, flushes a WQE the responder took from an SRQ and, for a QP attached

@@ -61,6 +61,60 @@ static void cxfw_qp_free(struct cxfw_dev *dev, struct cxfw_qp *qp)
 	free(qp);
 }
 
+static const char *cxfw_qp_st_name(uint8_t st)
+{
+	switch (st) {
+	case CXIB_QPC_ST_RC: return "RC";
+	case CXIB_QPC_ST_UC: return "UC";
+	case CXIB_QPC_ST_UD: return "UD";
+	case CXIB_QPC_ST_QP0: return "QP0";
+	case CXIB_QPC_ST_QP1: return "QP1";
+	case CXIB_QPC_ST_REG_UMR: return "UMR";
+	default: return "other";
+	}
+}
+
+static const char *cxfw_qp_state_name(uint8_t state)
+{
+	switch (state) {
+	case CXIB_QPC_STATE_RST: return "RST";
+	case CXIB_QPC_STATE_INIT: return "INIT";
+	case CXIB_QPC_STATE_RTR: return "RTR";
+	case CXIB_QPC_STATE_RTS: return "RTS";
+	case CXIB_QPC_STATE_SQER: return "SQER";
+	case CXIB_QPC_STATE_SQD: return "SQD";
+	case CXIB_QPC_STATE_ERR: return "ERR";
+	default: return "other";
+	}
+}
+
+size_t cxfw_engines_format(struct cxfw_dev *dev, char *buf, size_t len)
+{
+	struct cxfw_text t = { .buf = buf, .len = len };
+	uint64_t now = cxfw_now(dev);
+	unsigned int i;
+
+	if (len)
+		buf[0] = 0;
+	for (i = 0; dev->qps && i < CXFW_MAX_QPS; i++) {
+		const struct cxfw_qp *qp = dev->qps[i];
+
+		if (!qp || qp->state == CXIB_QPC_STATE_RST || qp->state == CXIB_QPC_STATE_INIT ||
+		    (qp->st != CXIB_QPC_ST_RC && qp->st != CXIB_QPC_ST_UC &&
+		     qp->st != CXIB_QPC_ST_UD))
+			continue;
+		cxfw_textf(&t, "qp 0x%06x %s %s sq_cons %u rq_cons %u cqn %u/%u", qp->qpn,
+			   cxfw_qp_st_name(qp->st), cxfw_qp_state_name(qp->state), qp->sq_cons,
+			   qp->rq_cons, qp->cqn_snd, qp->cqn_rcv);
+		if (qp->srqn)
+			cxfw_textf(&t, " srqn 0x%x", qp->srqn);
+		cxfw_textf(&t, "\n");
+		cxfw_req_format(qp, now, &t);
+		cxfw_resp_format(qp, &t);
+	}
+	return t.need;
+}
+
 void cxfw_qp_destroy_all(struct cxfw_dev *dev)
 {
 	unsigned int i;

@@ -1573,3 +1573,44 @@ void cxfw_req_process(struct cxfw_dev *dev, uint64_t now)
 		qp = next;
 	}
 }
+
+/* ---- debugging ---------------------------------------------------------------------- */
+
+static void cxfw_req_format_timer(struct cxfw_text *t, const char *name, uint64_t deadline,
+				  uint64_t now)
+{
+	if (!deadline)
+		cxfw_textf(t, " %s off", name);
+	else if (deadline <= now)
+		cxfw_textf(t, " %s due", name);
+	else
+		cxfw_textf(t, " %s %llu us", name, (unsigned long long)((deadline - now) / 1000));
+}
+
+void cxfw_req_format(const struct cxfw_qp *qp, uint64_t now, struct cxfw_text *t)
+{
+	const struct cxfw_req *r = qp->req;
+	unsigned int i;
+
+	if (!r)
+		return;
+	cxfw_textf(t, "  req next_psn 0x%06x hi_psn 0x%06x una 0x%06x sq_next %u window %u",
+		   r->next_psn, r->hi_psn, cxfw_req_una(r), r->sq_next, r->count);
+	cxfw_req_format_timer(t, "ack_timer", r->ack_deadline, now);
+	cxfw_req_format_timer(t, "rnr_timer", r->rnr_deadline, now);
+	cxfw_textf(t, " retry_left %u rnr_left %u rd_atomic %u%s%s%s\n", r->retry_left,
+		   r->rnr_left, r->rd_atomic, r->active ? " active" : "",
+		   r->retrying ? " retrying" : "", r->stopped ? " stopped" : "");
+	for (i = 0; r->win && i < r->count; i++) {
+		const struct cxfw_req_wqe *w = &r->win[(r->head + i) % CXFW_REQ_WINDOW];
+
+		cxfw_textf(t, "    wqe %u opcode 0x%02x psn 0x%06x npsn %u npkts %u sent %u "
+			   "acked %u len %llu%s%s%s%s", w->idx, w->opcode, w->first_psn, w->npsn,
+			   w->npkts, w->sent, w->acked, (unsigned long long)w->len,
+			   w->local ? " local" : "", w->started ? " started" : "",
+			   w->done ? " done" : "", w->signaled ? " signaled" : "");
+		if (w->synd)
+			cxfw_textf(t, " syndrome 0x%02x", w->synd);
+		cxfw_textf(t, "\n");
+	}
+}

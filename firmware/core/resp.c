@@ -1345,3 +1345,22 @@ void cxfw_resp_destroy(struct cxfw_dev *dev, struct cxfw_qp *qp)
 	free(qp->resp);
 	qp->resp = NULL;
 }
+
+/* ---- debugging ---------------------------------------------------------------------- */
+
+void cxfw_resp_format(const struct cxfw_qp *qp, struct cxfw_text *t)
+{
+	const struct cxfw_resp *r = qp->resp;
+
+	if (!r)
+		return;
+	cxfw_textf(t, "  resp epsn 0x%06x msn %u msg %u rcv_off %u", r->epsn, r->msn, r->msg,
+		   r->rcv_off);
+	if (r->have_wqe)
+		cxfw_textf(t, " wqe %u", r->wqe_idx);
+	if (r->ack_pending)
+		cxfw_textf(t, " ack_pending 0x%06x", r->ack_psn);
+	cxfw_textf(t, "%s%s%s%s\n", r->nak_seq_sent ? " nak_seq_sent" : "",
+		   r->queued ? " queued" : "", r->blocked ? " blocked" : "",
+		   r->uc_drop ? " uc_drop" : "");
+}

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * cxfw utilities every core file uses: logging through the platform, the platform clock,
- * statistics counters, the PAS-list loader of the queue-creating commands and the UAR
- * ownership check.  A leaf: it calls nothing else in the core.
+ * statistics counters, text for the debug dumps, the PAS-list loader of the queue-creating
+ * commands and the UAR ownership check.  A leaf: it calls nothing else in the core.
  */
 #include <stdarg.h>
 #include <stdio.h>
@@ -35,6 +35,19 @@ void cxfw_stat_add(struct cxfw_dev *dev, uint64_t *counter, uint64_t n)
 	pthread_mutex_lock(&dev->lock);
 	*counter += n;
 	pthread_mutex_unlock(&dev->lock);
+}
+
+void cxfw_textf(struct cxfw_text *t, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(t->len > t->need ? t->buf + t->need : NULL,
+		      t->len > t->need ? t->len - t->need : 0, fmt, ap);
+	va_end(ap);
+	if (n > 0)
+		t->need += (size_t)n;
 }
 
 /*

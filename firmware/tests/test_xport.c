@@ -1970,6 +1970,66 @@ TEST(xport_rc_late_ack_of_the_last_message_completes_every_resent_one)
 	late_ack_case(t, 2);
 }
 
+/* The engines' debug dump (QOM "engines" in cxib-pci), whole and sized like snprintf. */
+static void engines_text(struct test_ctx *t, struct cxfw_dev *dev, char **out)
+{
+	size_t need = cxfw_engines_format(dev, NULL, 0);
+	char *buf = malloc(need + 1), small[16];
+
+	*out = buf;
+	CHECK(buf != NULL);
+	CHECK_EQ(cxfw_engines_format(dev, buf, need + 1), need);
+	CHECK_EQ(strlen(buf), need);
+	CHECK_EQ(cxfw_engines_format(dev, small, sizeof(small)), need);	/* truncated ... */
+	CHECK_EQ(strlen(small), sizeof(small) - 1);			/* ... and terminated */
+}
+
+TEST(xport_engines_dump_shows_an_unacknowledged_send_and_its_timer)
+{
+	struct cxib_cqe64 cqe;
+	struct drv_mr src, dst;
+	struct drv_sge r;
+	struct drv_wr wr;
+	struct env e;
+	char *s, want[64];
+	int si;
+
+	CHECK_EQ(env_pair(t, &e, 2, CXIB_QPC_ST_RC, NULL), 0);
+	CHECK_EQ(drv_mr_alloc(e.na, 2048, DRV_LR, &src), 0);
+	CHECK_EQ(drv_mr_alloc(e.nb, 2048, DRV_LR | DRV_LW, &dst), 0);
+	r = sge(&dst, 0, 2048);
+	CHECK_EQ(drv_post_recv(e.nb, &e.b, &r, 1), 0);
+	e.w.cable->cut = true;
+	wr = wr_op(CXIB_WQE_OPCODE_SEND, true);
+	wr.sg[wr.nsg++] = sge(&src, 0, 2048);		/* two packets */
+	si = drv_post_send(e.na, &e.a, &wr);
+	PUMP(&e.w);
+	engines_text(t, e.na->t->dev, &s);
+	if (t->failed) {
+		free(s);
+		return;
+	}
+	snprintf(want, sizeof(want), "qp 0x%06x RC RTS ", e.a.qpn);
+	CHECK(strstr(s, want) != NULL);
+	CHECK(strstr(s, " window 1 ack_timer ") != NULL);
+	CHECK(strstr(s, " us rnr_timer off ") != NULL);		/* the ACK timer runs */
+	CHECK(strstr(s, " npsn 2 npkts 2 sent 2 acked 0 len 2048 started signaled") != NULL);
+	CHECK(strstr(s, "  resp epsn 0x") != NULL);
+	free(s);
+
+	e.w.cable->cut = false;
+	CHECK_EQ(drv_pump_time(&e.w, 1000000, 1000000000), 0);
+	CHECK_EQ(drv_poll(e.na, e.ca, &cqe), 1);
+	CHECK_REQ_CQE(&cqe, &e.a, CXIB_WQE_OPCODE_SEND, si);
+	engines_text(t, e.na->t->dev, &s);
+	if (t->failed) {
+		free(s);
+		return;
+	}
+	CHECK(strstr(s, " window 0 ack_timer off rnr_timer off ") != NULL);
+	free(s);
+}
+
 TEST(xport_cq_overrun_raises_a_cq_error_event)
 {
 	struct drv_qp_init ia, ib;
