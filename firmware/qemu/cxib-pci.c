@@ -531,6 +531,29 @@ static char *cxib_pci_get_stats(Object *obj, Error **errp)
 }
 
 /*
+ * "qom-get <device> engines": the transport state of every QP past INIT (requester PSNs,
+ * timers and window, responder ePSN and open message; cxfw_engines_format()), for a lab
+ * whose traffic hangs.  Read under fw_lock, between two of the worker's core calls.
+ */
+static char *cxib_pci_get_engines(Object *obj, Error **errp)
+{
+	CxibPciState *s = CXIB_PCI(obj);
+	size_t len;
+	char *buf;
+
+	if (!s->fw) {
+		error_setg(errp, "engines: the device is not realized");
+		return NULL;
+	}
+	qemu_mutex_lock(&s->fw_lock);
+	len = cxfw_engines_format(s->fw, NULL, 0) + 1;
+	buf = g_malloc(len);
+	cxfw_engines_format(s->fw, buf, len);
+	qemu_mutex_unlock(&s->fw_lock);
+	return buf;
+}
+
+/*
  * Packet capture: "qom-set <device> capture <path>" starts writing every packet port 1
  * sends to and receives from its cable (or loopback plug) into <path>, truncating it;
  * "" stops and closes the file.  Reading returns the file being written, "" if none.
@@ -817,6 +840,9 @@ static void cxib_pci_class_init(ObjectClass *klass, void *data)
 	object_class_property_add_str(klass, "stats", cxib_pci_get_stats, NULL);
 	object_class_property_set_description(klass, "stats",
 		"read-only: the model's counters as name=value pairs");
+	object_class_property_add_str(klass, "engines", cxib_pci_get_engines, NULL);
+	object_class_property_set_description(klass, "engines",
+		"read-only: the transport state of every QP past INIT, a few lines each");
 	object_class_property_add_str(klass, "capture", cxib_pci_get_capture,
 				      cxib_pci_set_capture);
 	object_class_property_set_description(klass, "capture",
