@@ -208,6 +208,8 @@ class Matrix(unittest.TestCase):
         self.assertNotIn("@", s.replace("$@", "").replace("'@'", ""))
         self.assertIn("DEV='rxe0' PROG='ib_read_bw' ARGS='-s 4096 -n 1000' PORT=18600", s)
         self.assertIn("RXE=1", s)
+        self.assertIn("SERVER='node1' CLIENT='node2'", s)
+        self.assertTrue(s.endswith(". /cxlab/e2e/bench_perftest.sh\n"))
 
 
 class Retry(unittest.TestCase):

@@ -12,6 +12,7 @@ import unittest
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
                                 "lib"))
 from cxlab import netbench as nb  # noqa: E402
+from cxlab.scenarios import E2E_DIR as E2E  # noqa: E402
 
 # iperf3 3.12 -J, trimmed to what is read; a job's output has script lines before it.
 IPERF_TCP = "BENCH-INFO: path=ipoib-connected dst=198.51.100.1 ib0_mode=connected\n" + \
@@ -103,16 +104,21 @@ class Rows(unittest.TestCase):
         self.assertIn("Soft-RoCE has no IPoIB", doc["baseline_rxe"])
         self.assertTrue(doc["complete"])
 
-    def test_guest_script_is_filled(self):
+    def test_guest_script_sets_the_rows_variables_and_sources_the_guest_side(self):
         s = nb.guest_script("tcp_bw", "ipoib-connected")
-        self.assertNotIn("@", s.replace("$@", ""))
-        self.assertIn("TEST='tcp_bw' PATHNAME='ipoib-connected'", s)
+        self.assertTrue(s.startswith("#!/bin/bash\n"))
+        self.assertIn("TEST='tcp_bw' PATHNAME='ipoib-connected' SECS=", s)
+        self.assertIn(f"NET='{nb.IPOIB_NET}' SERVER='node1' CLIENT='node2'", s)
+        self.assertTrue(s.endswith(". /cxlab/e2e/bench_ipoib.sh\n"))
 
-    def test_guest_script_sets_the_offloads_per_path(self):
-        s = nb.guest_script("tcp_bw", "ipoib-datagram-nooffload")
+    def test_guest_side_sets_the_offloads_per_path(self):
+        with open(os.path.join(E2E, nb.GUEST_SCRIPT)) as f:
+            s = f.read()
+        self.assertFalse(s.startswith("#!"))   # sourced, not a scenario
         self.assertIn('[ "$PATHNAME" = ipoib-datagram-nooffload ] && offl=off', s)
         self.assertIn("ethtool -K ib0 tx $offl rx $offl tso $offl", s)
-
+        for var in ("TEST", "PATHNAME", "SECS", "COUNT", "NET", "SERVER"):
+            self.assertIn("$" + var, s)
 
 if __name__ == "__main__":
     unittest.main()

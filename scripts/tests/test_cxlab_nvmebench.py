@@ -7,6 +7,7 @@ import unittest
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "lib"))
 from cxlab import nvmebench as nvb  # noqa: E402
+from cxlab.scenarios import E2E_DIR as E2E  # noqa: E402
 
 FIO = "BENCH-INFO: path=nvme-rdma-cxib\n" + json.dumps({"jobs": [{
     "jobname": "bench", "error": 0,
@@ -55,15 +56,20 @@ class Rows(unittest.TestCase):
         self.assertEqual(lines[2][1], "not run")
         json.dumps(nvb.document(rows, "/r"), allow_nan=False)
 
-    def test_guest_script_is_filled_per_path(self):
+    def test_guest_script_sets_the_rows_variables_and_sources_the_guest_side(self):
+        for path in ("nvme-rdma-cxib", "nvme-tcp-virtio", "nvme-rdma-rxe"):
+            s = nvb.guest_script("seqread_128k_bw", path)
+            self.assertIn(f"TEST='seqread_128k_bw' PATHNAME='{path}' SECS=", s)
+            self.assertIn("FIOOPTS='--rw=read --bs=128k --iodepth=16", s)
+            self.assertTrue(s.endswith(". /cxlab/e2e/bench_nvmeof.sh\n"))
+
+    def test_guest_side_connects_each_path_on_its_own_port(self):
+        with open(os.path.join(E2E, nvb.GUEST_SCRIPT)) as f:
+            s = f.read()
+        self.assertFalse(s.startswith("#!"))   # sourced, not a scenario
         for path, port in (("nvme-rdma-cxib", "4420"), ("nvme-tcp-virtio", "4421"),
                            ("nvme-rdma-rxe", "4422")):
-            s = nvb.guest_script("seqread_128k_bw", path)
-            self.assertNotIn("@", s.replace("$@", ""))
-            self.assertIn(f"PATHNAME='{path}'", s)
-            self.assertIn(port, s)
-            self.assertIn("--rw=read --bs=128k --iodepth=16", s)
-
+            self.assertRegex(s, path + r"\) args=.* -s " + port + '"; dev=')
 
 if __name__ == "__main__":
     unittest.main()

@@ -21,7 +21,7 @@ from .common import LabError, save_json, say, table, write_json
 from .lab import Lab, Node, new_results_dir
 from .qmp import QMPError, hca_get
 from .results import JobResult, Status
-from .share import share_e2e
+from .share import job_script, share_e2e
 
 # ---------------------------------------------------------------- the matrix
 
@@ -399,17 +399,11 @@ GUEST_SCRIPT = "bench_perftest.sh"
 def guest_script(dev: str, rxe: bool, test: str, size: int, port: int, mtu: int) -> str:
     """The job script of one perftest run: GUEST_SCRIPT's variables, then GUEST_SCRIPT."""
     prog, args = perftest_args(test, size)
-    var = {"DEV": dev, "PROG": prog, "ARGS": " ".join(args), "PORT": port, "MTU": mtu,
-           "TMO": PERFTEST_TIMEOUT, "RXE": 1 if rxe else 0}
-    return ("#!/bin/bash\n# One perftest run of `cxlab bench` (scripts/lib/cxlab/bench.py).\n"
-            + " ".join(f"{k}={quote(v)}" for k, v in var.items()) + "\n"
-            + f"SERVER={quote(SERVER_NODE)} CLIENT={quote(CLIENT_NODE)}\n"
-            + f". /cxlab/e2e/{GUEST_SCRIPT}\n")
-
-
-def quote(v: object) -> str:
-    """A shell word for @v: numbers as they are, text in single quotes."""
-    return str(v) if isinstance(v, int) else "'" + str(v).replace("'", "'\\''") + "'"
+    what = "One perftest run of `cxlab bench` (scripts/lib/cxlab/bench.py)."
+    return job_script(GUEST_SCRIPT, what,
+                      {"DEV": dev, "PROG": prog, "ARGS": " ".join(args), "PORT": port,
+                       "MTU": mtu, "TMO": PERFTEST_TIMEOUT, "RXE": 1 if rxe else 0,
+                       "SERVER": SERVER_NODE, "CLIENT": CLIENT_NODE})
 
 
 

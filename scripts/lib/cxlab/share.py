@@ -25,6 +25,21 @@ def share_e2e(share: str) -> None:
             shutil.copy2(path, os.path.join(edir, name))
 
 
+def shell_word(v: object) -> str:
+    """A shell word for @v: numbers as they are, text in single quotes."""
+    return str(v) if isinstance(v, int) else "'" + str(v).replace("'", "'\\''") + "'"
+
+
+def job_script(guest: str, what: str, variables: dict[str, object]) -> str:
+    """The text of a job script that sets @variables and sources tests/e2e/@guest from the
+    share (/cxlab/e2e/, share_e2e): the guest side of a bench row lives in a shell file of
+    the tree, checked and read as one, not in a string here.  @what says who wrote it."""
+    return ("#!/bin/bash\n"
+            f"# {what}\n"
+            + " ".join(f"{k}={shell_word(v)}" for k, v in variables.items()) + "\n"
+            + f". /cxlab/e2e/{guest}\n")
+
+
 def write_lab_env(share: str, names: list[str], kver: str) -> None:
     """lab.env: the nodes, their addresses and the kernel, for the guests' init."""
     lines = [f'CXLAB_NODES="{" ".join(names)}"', f"CXLAB_NODE_COUNT={len(names)}",
