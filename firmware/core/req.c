@@ -1224,8 +1224,12 @@ static void cxfw_req_go_back(struct cxfw_qp *qp, uint32_t psn)
 			continue;
 		}
 		if (d > 0 && (uint32_t)d < w->npkts) {
-			if (w->sent > (uint32_t)d)
-				w->sent = (uint32_t)d;
+			/*
+			 * Everything before @psn arrived (IBTA vol 1 ch. 9: a NAK acknowledges
+			 * what precedes it), perhaps in an earlier pass than the current one:
+			 * resume exactly there, neither before (duplicates) nor after.
+			 */
+			w->sent = (uint32_t)d;
 			if (w->acked < (uint32_t)d)
 				w->acked = (uint32_t)d;
 		} else if (d <= 0) {

@@ -515,6 +515,104 @@ TEST(xport_rc_late_ack_of_the_last_message_completes_every_resent_one)
 	late_ack_case(t, 2);
 }
 
+/*
+ * Drops request PSN @lost once (node 0's); while @hold, drops node 1's ACKs and NAKs,
+ * keeping the last NAK.
+ */
+struct late_nak {
+	uint32_t lost;
+	bool dropped, hold;
+	uint8_t pkt[FAKE_CABLE_PKT_MAX];
+	size_t len;
+	unsigned int naks;
+};
+
+static bool late_nak_tap(void *arg, unsigned int from, const uint8_t *pkt, size_t len)
+{
+	struct late_nak *ln = arg;
+	struct cxfw_pkt p;
+
+	if (cxfw_pkt_parse(pkt, len, &p))
+		return true;
+	if (from == 0 && p.psn == ln->lost && !ln->dropped) {
+		ln->dropped = true;
+		return false;
+	}
+	if (from != 1 || !ln->hold || p.opcode != CXIB_BTH_OP_RC_ACKNOWLEDGE)
+		return true;
+	if (CXIB_AETH_SYND_TYPE(p.aeth_synd) == CXIB_AETH_TYPE_NAK && len <= sizeof(ln->pkt)) {
+		memcpy(ln->pkt, pkt, len);
+		ln->len = len;
+		ln->naks++;
+	}
+	return false;		/* ACKs too: the requester hears nothing of the first pass */
+}
+
+/*
+ * A PSN sequence NAK from the first pass arrives after a timeout's go-back has resent the
+ * first two packets: it says everything before its PSN arrived, so sending resumes at that
+ * PSN, not where the new pass had got to (which would resend what the responder has).
+ */
+TEST(xport_rc_late_nak_resumes_at_its_psn_not_at_the_new_pass)
+{
+	struct cxfw_dev *da;
+	struct cxib_cqe64 cqe;
+	struct cxfw_stats sa, sb;
+	struct drv_qp_conn c;
+	struct drv_mr src, dst;
+	struct late_nak ln;
+	struct drv_sge r;
+	struct drv_wr wr;
+	struct env e;
+	int si;
+
+	drv_qp_conn_defaults(&c);
+	c.timeout = 10;
+	CHECK_EQ(env_pair(t, &e, 2, CXIB_QPC_ST_RC, &c), 0);
+	da = e.na->t->dev;
+	CHECK_EQ(drv_mr_alloc(e.na, 8192, DRV_LR, &src), 0);
+	CHECK_EQ(drv_mr_alloc(e.nb, 8192, DRV_LR | DRV_LW, &dst), 0);
+	mr_pattern(e.na, &src, 0, 8192, 95);
+	r = sge(&dst, 0, 8192);
+	CHECK_EQ(drv_post_recv(e.nb, &e.b, &r, 1), 0);
+	memset(&ln, 0, sizeof(ln));
+	ln.lost = c.sq_psn + 5;
+	ln.hold = true;
+	e.w.cable->tap = late_nak_tap;
+	e.w.cable->tap_arg = &ln;
+	wr = wr_op(CXIB_WQE_OPCODE_SEND, true);
+	wr.sg[wr.nsg++] = sge(&src, 0, 8192);		/* 8 packets; the 6th is lost */
+	si = drv_post_send(e.na, &e.a, &wr);
+	PUMP(&e.w);
+	CHECK(ln.dropped);
+	CHECK_EQ(ln.naks, 1);		/* one PSN sequence NAK (at the lost PSN), held */
+	ln.hold = false;
+	CHECK_EQ(drv_poll(e.nb, e.cb, &cqe), 0);
+
+	/* the timer fires; the go-back sends two packets, then the port is busy */
+	e.w.cable->busy_at = 2;
+	fake_advance_ns(&e.na->t->fk, 1000000000ull);
+	cxfw_process(da);
+	cxfw_get_stats(da, &sa);
+	CHECK_EQ(sa.local_ack_timeouts, 1);
+	CHECK_EQ(sa.retransmits, 2);
+	cxfw_port_receive(da, 1, ln.pkt, ln.len);	/* the first pass's NAK */
+	e.w.cable->busy_at = 0;
+	CHECK_EQ(drv_pump_time(&e.w, 1000000, 2000000000), 0);
+
+	CHECK_EQ(drv_poll(e.nb, e.cb, &cqe), 1);
+	CHECK_RESP_CQE(&cqe, &e.b, CXIB_CQE_OPCODE_RESP_SEND, 8192, 0);
+	CHECK(mr_has_pattern(e.nb, &dst, 0, 8192, 95));
+	CHECK_EQ(drv_poll(e.na, e.ca, &cqe), 1);
+	CHECK_REQ_CQE(&cqe, &e.a, CXIB_WQE_OPCODE_SEND, si);
+	cxfw_get_stats(da, &sa);
+	cxfw_get_stats(e.nb->t->dev, &sb);
+	CHECK_EQ(sa.naks_received, 1);
+	CHECK_EQ(sa.local_ack_timeouts, 1);
+	CHECK_EQ(sa.retransmits, 2 + 3);	/* the go-back's two, then PSNs 5..7 */
+	CHECK_EQ(sb.duplicate_requests, 2);
+}
+
 /* The engines' debug dump (QOM "engines" in cxib-pci), whole and sized like snprintf. */
 static void engines_text(struct test_ctx *t, struct cxfw_dev *dev, char **out)
 {
