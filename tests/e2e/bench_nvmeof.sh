@@ -18,11 +18,14 @@ NQN=nqn.2026-12.org.cxib:bench
 CFS=/sys/kernel/config
 fail() { echo "BENCH-ERROR: $*"; put_file "$ROLE.state" "failed: $*"; exit 3; }
 ib0_carrier() { [ "$(cat /sys/class/net/ib0/carrier 2>/dev/null)" = 1 ]; }
-nvme_ns() { # the first NVMe namespace's block device, or nothing
+nvme_ns() { # the block device of namespace 1 (nvmeXn1; nvmeXcYn1 is a hidden path), or nothing
 	local b
-	for b in /sys/block/nvme*n1; do [ -e "$b" ] && { echo "/dev/${b##*/}"; return 0; }; done
+	for b in /sys/block/nvme*n1; do
+		[[ ${b##*/} =~ ^nvme[0-9]+n1$ ]] && { echo "/dev/${b##*/}"; return 0; }
+	done
 	return 1
 }
+has_ns() { nvme_ns >/dev/null; }
 port() { # port N TRTYPE ADDR SVCID: nvmet port N linked to the subsystem
 	local p=$CFS/nvmet/ports/$1
 	[ -e "$p" ] && return 0
@@ -70,7 +73,7 @@ esac
 ping -c 2 -W 5 "$IBNET.1" >/dev/null 2>&1
 # shellcheck disable=SC2086
 timeout 60 nvme connect $args -n $NQN >conn.txt 2>&1 || fail "nvme connect $args: $(tail -n1 conn.txt)"
-wait_for 10 nvme_ns || { nvme disconnect -n $NQN; fail "no namespace after connect"; }
+wait_for 10 has_ns || { nvme disconnect -n $NQN; fail "no namespace after connect"; }
 ns=$(nvme_ns)
 # the RDMA device the controller's queues are really on (rdma_cm names its QPs so)
 used=$(rdma res show qp 2>/dev/null | awk '/comm \[rdma_cm\]/ { sub("/.*", "", $2); print $2; exit }')
