@@ -245,6 +245,47 @@ class SubnetManager(unittest.TestCase):
         self.assertIn("node1, node2", str(e.exception))
         self.assertIn("--sm model", str(e.exception))
 
+class AgentsLock(unittest.TestCase):
+    """One cxlab command at a time talks to a lab's agents; another waits, saying for whom."""
+
+    def setUp(self):
+        self.run = tempfile.mkdtemp()
+        self.addCleanup(shutil.rmtree, self.run)
+
+    def test_a_second_holder_waits_and_names_the_first(self):
+        with mock.patch.object(jobs, "say") as said:
+            with jobs.agents_lock(self.run, "perftest-1"):
+                with self.assertRaises(common.LabError) as e:
+                    with jobs.agents_lock(self.run, "status-2", timeout=0.6):
+                        pass
+        self.assertIn("job perftest-1", str(e.exception))
+        self.assertIn(f"(pid {os.getpid()})", str(e.exception))
+        self.assertTrue(any("status-2: waiting for job perftest-1" in c.args[0]
+                            for c in said.call_args_list))
+
+    def test_free_again_once_the_holder_ends(self):
+        with jobs.agents_lock(self.run, "a"):
+            pass
+        with jobs.agents_lock(self.run, "b", timeout=0.1):
+            with open(os.path.join(self.run, jobs.AGENTS_LOCK)) as f:
+                self.assertIn(" b: ", f.read())
+        with open(os.path.join(self.run, jobs.AGENTS_LOCK)) as f:
+            self.assertEqual(f.read(), "")
+
+    def test_the_waiter_goes_on_when_the_job_before_it_ends(self):
+        got = threading.Event()
+        with jobs.agents_lock(self.run, "first"):
+            def second():
+                with mock.patch.object(jobs, "say"):
+                    with jobs.agents_lock(self.run, "second", timeout=10):
+                        got.set()
+            t = threading.Thread(target=second)
+            t.start()
+            self.assertFalse(got.wait(0.8))
+        t.join(10)
+        self.assertTrue(got.is_set())
+
+
 class Scenarios(unittest.TestCase):
     def test_lib_is_not_listed(self):
         names = scenarios.scenario_names()

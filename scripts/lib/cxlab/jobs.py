@@ -6,12 +6,15 @@ node's agent runs it and answers DONE <job> <rc>; what the job wrote under $CXLA
 is copied into the results directory.  A job fails on a node whose model complained on
 QEMU's stderr meanwhile (strict mode, pages not returned)."""
 
+import contextlib
+import fcntl
 import os
 import re
 import shlex
 import shutil
+import sys
 import time
-from typing import Any
+from typing import Any, Iterator
 
 from .agent import Agent
 from .common import LabError, say
@@ -135,23 +138,76 @@ def collect(st: State, job: str, nodes: list[Node], results: str,
             r.last_line = tail[-1][:60] if tail else ""
 
 
+AGENTS_LOCK = "agents.lock"   # in a lab's run directory
+
+
+@contextlib.contextmanager
+def agents_lock(run: str, job: str, timeout: float | None = None) -> Iterator[None]:
+    """Held while a job talks to the nodes' agents.  QEMU serves one client per serial
+    socket: a second cxlab command on the same lab (a `status` or `run --script` while a
+    scenario runs) would connect, send RUN into a queue nobody reads and wait out its
+    timeout.  It waits here instead, saying for whom, and goes on when the job before it
+    ends.  @timeout (seconds; None: no limit) is for the tests: LabError when it runs out."""
+    path = os.path.join(run, AGENTS_LOCK)
+    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+    try:
+        t0 = last = time.time()
+        while True:
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                break
+            except BlockingIOError:
+                pass
+            now = time.time()
+            if timeout is not None and now - t0 >= timeout:
+                raise LabError(f"the lab is busy with {holder(fd)}")
+            if now - t0 < 0.5 or now - last >= 15:
+                say(f"{job}: waiting for {holder(fd)} to end (one cxlab command at a time "
+                    "runs jobs on a lab; `cxlab shell NODE` works meanwhile)")
+                last = now
+            time.sleep(0.5)
+        os.ftruncate(fd, 0)
+        os.pwrite(fd, f"{os.getpid()} {job}: {' '.join(sys.argv)}\n".encode(), 0)
+        try:
+            yield
+        finally:
+            os.ftruncate(fd, 0)
+            fcntl.flock(fd, fcntl.LOCK_UN)
+    finally:
+        os.close(fd)
+
+
+def holder(fd: int) -> str:
+    """Who holds the agents lock, from what it wrote into the file."""
+    try:
+        text = os.pread(fd, 4096, 0).decode(errors="replace").strip()
+    except OSError:
+        text = ""
+    if not text:
+        return "another cxlab command's job"
+    pid, _, what = text.partition(" ")
+    return f"job {what} (pid {pid})"
+
+
 def run_job(st: State, job: str, script: str, nodes: list[Node], timeout: float,
             results: str) -> dict[str, JobResult]:
     """Run @script on @nodes concurrently; returns {node: JobResult}."""
     write_job(st, job, script, nodes)
-    logpos = {n["name"]: qemu_log_size(st["run"], n["name"]) for n in nodes}
-    agents = {}
-    for node in nodes:
-        a = Agent(os.path.join(st["run"], node["name"], "agent.sock"))
-        if not a.connect():
-            raise LabError(f"{node['name']}: agent not reachable; is the lab up? (cxlab status)")
-        a.send(f"RUN {job} {int(timeout)}")
-        agents[node["name"]] = a
-    try:
-        res = wait_done(st, job, nodes, agents, timeout)
-    finally:
-        for a in agents.values():
-            a.close()
+    with agents_lock(st["run"], job):
+        logpos = {n["name"]: qemu_log_size(st["run"], n["name"]) for n in nodes}
+        agents = {}
+        try:
+            for node in nodes:
+                a = Agent(os.path.join(st["run"], node["name"], "agent.sock"))
+                if not a.connect():
+                    raise LabError(f"{node['name']}: agent not reachable; is the lab up? "
+                                   "(cxlab status)")
+                agents[node["name"]] = a
+                a.send(f"RUN {job} {int(timeout)}")
+            res = wait_done(st, job, nodes, agents, timeout)
+        finally:
+            for a in agents.values():
+                a.close()
     # The model's own verdict: problems it reported on QEMU's stderr during the job fail it.
     for node in nodes:
         bad = model_complaints(st["run"], node["name"], logpos[node["name"]])
