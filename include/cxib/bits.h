@@ -63,22 +63,67 @@ static inline __be64 cxib_host_to_be64(__u64 v)
 
 /*
  * Every accessor takes the field macro last and is variadic, so the field expands to its
- * three numbers before the internal helper (which names them) sees it.
+ * numbers before the internal helper (which names them) sees it.
+ *
+ * A field may name its structure as a fourth element ("dword, high bit, low bit, type"):
+ *
+ *	#define CXIB_CQE_QPN	14, 23, 0, struct cxib_cqe64
+ *
+ * CXIB_GET and CXIB_SET then refuse at compile time a pointer to any other structure
+ * ("negative width in bit-field '__cxib_field_of_another_structure'"); an untyped buffer
+ * (void, bytes, dwords: a mailbox, a context copied into an array) is accepted, since nothing
+ * says which structure it holds.  The other accessors accept the tag and ignore it; 64-bit
+ * fields are not tagged (yet).  Tagged so far: the CQE (wqe.h).
  */
-#define __CXIB_DW(dw, hi, lo)			(dw)
-#define __CXIB_FMASK(dw, hi, lo)		CXIB_MASK(hi, lo)
-#define __CXIB_FIELD_GET(dw, hi, lo, v)	(((__u32)(v) & CXIB_MASK(hi, lo)) >> (lo))
-#define __CXIB_FIELD_PREP(dw, hi, lo, x)	(((__u32)(x) << (lo)) & CXIB_MASK(hi, lo))
-#define __CXIB_GET(p, dw, hi, lo)					\
-	__CXIB_FIELD_GET(dw, hi, lo, cxib_be32_to_host(((const __be32 *)(p))[dw]))
-#define __CXIB_SET(p, dw, hi, lo, x)					\
+#define __CXIB_RAW(p)							\
+	(__builtin_types_compatible_p(__typeof__(*(p)), void) ||	\
+	 __builtin_types_compatible_p(__typeof__(*(p)), char) ||	\
+	 __builtin_types_compatible_p(__typeof__(*(p)), __u8) ||	\
+	 __builtin_types_compatible_p(__typeof__(*(p)), __u32) ||	\
+	 __builtin_types_compatible_p(__typeof__(*(p)), __be32))
+#define __CXIB_OF(p, type)						\
+	((void)sizeof(struct {						\
+		unsigned int __cxib_field_of_another_structure :	\
+			1 - 2 * !(__CXIB_RAW(p) ||			\
+			__builtin_types_compatible_p(__typeof__(*(p)), type)); \
+	}))
+/*
+ * The variant for a tagged field (4 elements) or an untagged one (3): the 5th argument when
+ * the field comes last, the 6th when a value follows it.
+ */
+#define __CXIB_PICK(a, b, c, d, e, ...)		e
+#define __CXIB_PICK6(a, b, c, d, e, f, ...)	f
+
+#define __CXIB_DW(dw, hi, lo, ...)		(dw)
+#define __CXIB_FMASK(dw, hi, lo, ...)		CXIB_MASK(hi, lo)
+#define __CXIB_FIELD_GET3(dw, hi, lo, v)	(((__u32)(v) & CXIB_MASK(hi, lo)) >> (lo))
+#define __CXIB_FIELD_GET4(dw, hi, lo, t, v)	__CXIB_FIELD_GET3(dw, hi, lo, v)
+#define __CXIB_FIELD_GET(...)						\
+	__CXIB_PICK6(__VA_ARGS__, __CXIB_FIELD_GET4, __CXIB_FIELD_GET3, ~)(__VA_ARGS__)
+#define __CXIB_FIELD_PREP3(dw, hi, lo, x)	(((__u32)(x) << (lo)) & CXIB_MASK(hi, lo))
+#define __CXIB_FIELD_PREP4(dw, hi, lo, t, x)	__CXIB_FIELD_PREP3(dw, hi, lo, x)
+#define __CXIB_FIELD_PREP(...)						\
+	__CXIB_PICK6(__VA_ARGS__, __CXIB_FIELD_PREP4, __CXIB_FIELD_PREP3, ~)(__VA_ARGS__)
+#define __CXIB_GET3(p, dw, hi, lo)					\
+	__CXIB_FIELD_GET3(dw, hi, lo, cxib_be32_to_host(((const __be32 *)(p))[dw]))
+#define __CXIB_GET4(p, dw, hi, lo, t)	(__CXIB_OF(p, t), __CXIB_GET3(p, dw, hi, lo))
+#define __CXIB_GET(p, ...)						\
+	__CXIB_PICK(__VA_ARGS__, __CXIB_GET4, __CXIB_GET3, ~)(p, __VA_ARGS__)
+#define __CXIB_SET3(p, dw, hi, lo, x)					\
 	do {								\
 		__be32 *__w = &((__be32 *)(p))[dw];			\
 		__u32 __v = cxib_be32_to_host(*__w) & ~CXIB_MASK(hi, lo); \
 									\
 		*__w = cxib_host_to_be32(__v |				\
-					 __CXIB_FIELD_PREP(dw, hi, lo, x)); \
+					 __CXIB_FIELD_PREP3(dw, hi, lo, x)); \
 	} while (0)
+#define __CXIB_SET4(p, dw, hi, lo, t, x)				\
+	do {								\
+		__CXIB_OF(p, t);					\
+		__CXIB_SET3(p, dw, hi, lo, x);				\
+	} while (0)
+#define __CXIB_SET(p, ...)						\
+	__CXIB_PICK6(__VA_ARGS__, __CXIB_SET4, __CXIB_SET3, ~)(p, __VA_ARGS__)
 
 /* Dword index, byte offset and in-dword mask of a field: CXIB_OFFSET(CXIB_ISEG_CMDIF_REV). */
 #define CXIB_DW(...)		__CXIB_DW(__VA_ARGS__)

@@ -363,44 +363,47 @@ struct cxib_cqe64 {
 
 CXIB_STATIC_ASSERT(sizeof(struct cxib_cqe64) == CXIB_CQE_SIZE);
 
-#define CXIB_CQE_WQE_ID				0, 15, 0	/* striding RQ only */
-#define CXIB_CQE_RSS_HASH_RESULT		3, 31, 0
-#define CXIB_CQE_RSS_HASH_TYPE			4, 31, 24
-#define CXIB_CQE_ML_PATH			4, 23, 16	/* DLID path bits */
-#define CXIB_CQE_CHECK_SUM			5, 31, 16
-#define CXIB_CQE_SLID				5, 15, 0
-#define CXIB_CQE_FLAGS_RQPN			6, 31, 0
-#define CXIB_CQE_G				6, 29, 28	/* GRH present */
-#define CXIB_CQE_SL				6, 27, 24
-#define CXIB_CQE_RQPN				6, 23, 0	/* source QPN */
-#define CXIB_CQE_HDS_IP_EXT			7, 31, 24
-#define CXIB_CQE_L4_L3_HDR_TYPE			7, 23, 16
-#define CXIB_CQE_VLAN_INFO			7, 15, 0
-#define CXIB_CQE_LRO_NUM_SEG			8, 31, 24
-#define CXIB_CQE_SRQN_UIDX			8, 23, 0	/* SRQN (cqe_version 0) */
-#define CXIB_CQE_IMM_INVAL_PKEY			9, 31, 0
-#define CXIB_CQE_PKEY				9, 15, 0	/* QP1 receives */
-#define CXIB_CQE_APP				10, 31, 24
-#define CXIB_CQE_BYTE_CNT			11, 31, 0
+/* striding RQ only */
+#define CXIB_CQE_WQE_ID				0, 15, 0, struct cxib_cqe64
+#define CXIB_CQE_RSS_HASH_RESULT		3, 31, 0, struct cxib_cqe64
+#define CXIB_CQE_RSS_HASH_TYPE			4, 31, 24, struct cxib_cqe64
+#define CXIB_CQE_ML_PATH			4, 23, 16, struct cxib_cqe64	/* DLID path bits */
+#define CXIB_CQE_CHECK_SUM			5, 31, 16, struct cxib_cqe64
+#define CXIB_CQE_SLID				5, 15, 0, struct cxib_cqe64
+#define CXIB_CQE_FLAGS_RQPN			6, 31, 0, struct cxib_cqe64
+#define CXIB_CQE_G				6, 29, 28, struct cxib_cqe64	/* GRH present */
+#define CXIB_CQE_SL				6, 27, 24, struct cxib_cqe64
+#define CXIB_CQE_RQPN				6, 23, 0, struct cxib_cqe64	/* source QPN */
+#define CXIB_CQE_HDS_IP_EXT			7, 31, 24, struct cxib_cqe64
+#define CXIB_CQE_L4_L3_HDR_TYPE			7, 23, 16, struct cxib_cqe64
+#define CXIB_CQE_VLAN_INFO			7, 15, 0, struct cxib_cqe64
+#define CXIB_CQE_LRO_NUM_SEG			8, 31, 24, struct cxib_cqe64
+/* SRQN (cqe_version 0) */
+#define CXIB_CQE_SRQN_UIDX			8, 23, 0, struct cxib_cqe64
+#define CXIB_CQE_IMM_INVAL_PKEY			9, 31, 0, struct cxib_cqe64
+#define CXIB_CQE_PKEY				9, 15, 0, struct cxib_cqe64	/* QP1 receives */
+#define CXIB_CQE_APP				10, 31, 24, struct cxib_cqe64
+#define CXIB_CQE_BYTE_CNT			11, 31, 0, struct cxib_cqe64
 #define CXIB_CQE_TIMESTAMP			12, 63, 0
-#define CXIB_CQE_SOP_DROP_QPN			14, 31, 0
-#define CXIB_CQE_SOP				14, 31, 24	/* requester: WQE opcode */
-#define CXIB_CQE_QPN				14, 23, 0
-#define CXIB_CQE_WQE_COUNTER			15, 31, 16
-#define CXIB_CQE_SIGNATURE			15, 15, 8
-#define CXIB_CQE_OP_OWN				15, 7, 0	/* written last */
-#define CXIB_CQE_OPCODE				15, 7, 4
-#define CXIB_CQE_FORMAT				15, 3, 2	/* 0: normal */
-#define CXIB_CQE_SE				15, 1, 1
-#define CXIB_CQE_OWNER				15, 0, 0
+#define CXIB_CQE_SOP_DROP_QPN			14, 31, 0, struct cxib_cqe64
+/* requester: WQE opcode */
+#define CXIB_CQE_SOP				14, 31, 24, struct cxib_cqe64
+#define CXIB_CQE_QPN				14, 23, 0, struct cxib_cqe64
+#define CXIB_CQE_WQE_COUNTER			15, 31, 16, struct cxib_cqe64
+#define CXIB_CQE_SIGNATURE			15, 15, 8, struct cxib_cqe64
+#define CXIB_CQE_OP_OWN				15, 7, 0, struct cxib_cqe64	/* written last */
+#define CXIB_CQE_OPCODE				15, 7, 4, struct cxib_cqe64
+#define CXIB_CQE_FORMAT				15, 3, 2, struct cxib_cqe64	/* 0: normal */
+#define CXIB_CQE_SE				15, 1, 1, struct cxib_cqe64
+#define CXIB_CQE_OWNER				15, 0, 0, struct cxib_cqe64
 
 /* Error CQE (opcode REQ_ERR / RESP_ERR): same 64 bytes, these fields replace others. */
-#define CXIB_CQE_ERR_SRQN			8, 23, 0
-#define CXIB_CQE_ERR_VENDOR_ERR_SYND		13, 15, 8
-#define CXIB_CQE_ERR_SYNDROME			13, 7, 0
-#define CXIB_CQE_ERR_S_WQE_OPCODE		14, 31, 24
-#define CXIB_CQE_ERR_QPN			14, 23, 0
-#define CXIB_CQE_ERR_WQE_COUNTER		15, 31, 16
+#define CXIB_CQE_ERR_SRQN			8, 23, 0, struct cxib_cqe64
+#define CXIB_CQE_ERR_VENDOR_ERR_SYND		13, 15, 8, struct cxib_cqe64
+#define CXIB_CQE_ERR_SYNDROME			13, 7, 0, struct cxib_cqe64
+#define CXIB_CQE_ERR_S_WQE_OPCODE		14, 31, 24, struct cxib_cqe64
+#define CXIB_CQE_ERR_QPN			14, 23, 0, struct cxib_cqe64
+#define CXIB_CQE_ERR_WQE_COUNTER		15, 31, 16, struct cxib_cqe64
 
 /* Byte offset of op_own, the byte whose write publishes the CQE. */
 #define CXIB_CQE_OP_OWN_OFFSET			63
@@ -445,8 +448,8 @@ enum {
 };
 
 /* l4_l3_hdr_type: l4_hdr_type in bits 6:4, l3_hdr_type in bits 3:2 of the byte */
-#define CXIB_CQE_L4_HDR_TYPE			7, 22, 20
-#define CXIB_CQE_L3_HDR_TYPE			7, 19, 18
+#define CXIB_CQE_L4_HDR_TYPE			7, 22, 20, struct cxib_cqe64
+#define CXIB_CQE_L3_HDR_TYPE			7, 19, 18, struct cxib_cqe64
 
 enum {
 	CXIB_CQE_L4_HDR_TYPE_NONE		= 0x0,

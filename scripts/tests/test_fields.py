@@ -1,0 +1,84 @@
+# SPDX-License-Identifier: GPL-2.0-only
+"""The field accessors of include/cxib/bits.h refuse, at compile time, a field whose macro
+names its structure when it is applied to a pointer to another structure; an untyped buffer
+and the right structure compile.  Checked with the host compiler under the model's flags
+and, where it is installed, with sparse (the kernel's C=2 checker).
+
+Run: python3 -m unittest discover -s scripts/tests -t scripts/tests
+"""
+
+import os
+import shutil
+import subprocess
+import tempfile
+import unittest
+
+TOP = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+CFLAGS = ["-std=c11", "-Wall", "-Wextra", "-Werror", "-I" + os.path.join(TOP, "include")]
+HEAD = "#include <cxib/wqe.h>\n#include <cxib/eq.h>\n"
+REFUSED = "__cxib_field_of_another_structure"
+
+
+def compile_c(body: str, tool: list[str]) -> subprocess.CompletedProcess:
+    with tempfile.TemporaryDirectory() as d:
+        src = os.path.join(d, "t.c")
+        with open(src, "w") as f:
+            f.write(HEAD + body)
+        return subprocess.run(tool + CFLAGS + [src], capture_output=True, text=True)
+
+
+CC = ["cc", "-fsyntax-only"]
+GOOD = """
+unsigned int f(const struct cxib_cqe64 *cqe, const void *buf, const __u8 *b, __be32 *w);
+unsigned int f(const struct cxib_cqe64 *cqe, const void *buf, const __u8 *b, __be32 *w)
+{
+	CXIB_SET(w, CXIB_CQE_QPN, 5);
+	return CXIB_GET(cqe, CXIB_CQE_QPN) + CXIB_GET(buf, CXIB_CQE_OPCODE) +
+	       CXIB_GET(b, CXIB_CQE_WQE_COUNTER) + CXIB_FIELD_GET(CXIB_CQE_OPCODE, 0x50) +
+	       CXIB_FIELD_PREP(CXIB_CQE_SE, 1) + CXIB_FIELD_MAX(CXIB_CQE_QPN) +
+	       CXIB_OFFSET(CXIB_CQE_QPN) + CXIB_FMASK(CXIB_CQE_OWNER) + CXIB_DW(CXIB_CQE_SE);
+}
+"""
+BAD_GET = """
+unsigned int g(const struct cxib_eqe *eqe);
+unsigned int g(const struct cxib_eqe *eqe)
+{
+	return CXIB_GET(eqe, CXIB_CQE_QPN);
+}
+"""
+BAD_SET = """
+void h(struct cxib_eqe *eqe);
+void h(struct cxib_eqe *eqe)
+{
+	CXIB_SET(eqe, CXIB_CQE_OPCODE, 1);
+}
+"""
+
+
+@unittest.skipIf(shutil.which("cc") is None, "no C compiler")
+class FieldOfAnotherStructure(unittest.TestCase):
+    def test_the_right_structure_and_untyped_buffers_compile(self):
+        r = compile_c(GOOD, CC)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertEqual(r.stderr, "")   # no warnings either
+
+    def test_a_cqe_field_read_through_an_eqe_pointer_is_refused(self):
+        r = compile_c(BAD_GET, CC)
+        self.assertNotEqual(r.returncode, 0)
+        self.assertIn(REFUSED, r.stderr)
+
+    def test_a_cqe_field_written_through_an_eqe_pointer_is_refused(self):
+        r = compile_c(BAD_SET, CC)
+        self.assertNotEqual(r.returncode, 0)
+        self.assertIn(REFUSED, r.stderr)
+
+    @unittest.skipIf(shutil.which("sparse") is None, "sparse is not installed")
+    def test_sparse_accepts_the_check_and_refuses_the_wrong_structure(self):
+        good = compile_c(GOOD, ["sparse"])
+        self.assertNotIn("error", good.stderr + good.stdout)
+        bad = compile_c(BAD_GET, ["sparse"])
+        self.assertIn("error", bad.stderr + bad.stdout)
+
+
+if __name__ == "__main__":
+    unittest.main()
