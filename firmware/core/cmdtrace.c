@@ -45,8 +45,8 @@ struct cxfw_tf {
 	int16_t op_mod;		/* only for this op_mod; -1 any */
 };
 
-#define TF(n, k, base, ...)	{ n, base, CXFW_TF_##k, __VA_ARGS__, -1 }
-#define TFM(m, n, k, base, ...)	{ n, base, CXFW_TF_##k, __VA_ARGS__, m }
+#define TF(n, k, base, ...)	{ n, base, CXFW_TF_##k, CXIB_FIELD_POS(__VA_ARGS__), -1 }
+#define TFM(m, n, k, base, ...)	{ n, base, CXFW_TF_##k, CXIB_FIELD_POS(__VA_ARGS__), m }
 
 /* Structures' offsets in the command inputs, from include/cxib. */
 #define IN	0

@@ -35,12 +35,8 @@
 
 static void cxfw_qp_flush(struct cxfw_dev *dev, uint32_t qpn);
 
-/* Copy field "dw, hi, lo" from @src to @dst. */
-static void cxfw_cp(__be32 *dst, const __be32 *src, unsigned int dw, unsigned int hi,
-		    unsigned int lo)
-{
-	CXIB_SET(dst, dw, hi, lo, CXIB_GET(src, dw, hi, lo));
-}
+/* Copy a field from @src to @dst (context images). */
+#define CXFW_CP(dst, src, ...)	CXIB_SET(dst, __VA_ARGS__, CXIB_GET(src, __VA_ARGS__))
 
 static struct cxfw_qp *cxfw_qp_lookup(const struct cxfw_dev *dev, uint32_t qpn)
 {
@@ -432,35 +428,35 @@ static void cxfw_qp_optional(__be32 *img, const __be32 *in, uint32_t mask)
 		memcpy(img + CXFW_ADS_DW(CXIB_QPC_SECONDARY_ADDRESS_PATH_OFFSET),
 		       in + CXFW_ADS_DW(CXIB_QPC_SECONDARY_ADDRESS_PATH_OFFSET), CXIB_ADS_SIZE);
 	if (mask & CXIB_QP_OPTPAR_RRE)
-		cxfw_cp(img, in, CXIB_QPC_RRE);
+		CXFW_CP(img, in, CXIB_QPC_RRE);
 	if (mask & CXIB_QP_OPTPAR_RAE) {
-		cxfw_cp(img, in, CXIB_QPC_RAE);
-		cxfw_cp(img, in, CXIB_QPC_ATOMIC_MODE);
+		CXFW_CP(img, in, CXIB_QPC_RAE);
+		CXFW_CP(img, in, CXIB_QPC_ATOMIC_MODE);
 	}
 	if (mask & CXIB_QP_OPTPAR_RWE)
-		cxfw_cp(img, in, CXIB_QPC_RWE);
+		CXFW_CP(img, in, CXIB_QPC_RWE);
 	if (mask & CXIB_QP_OPTPAR_PKEY_INDEX)
-		cxfw_cp(pp, ipp, CXIB_ADS_PKEY_INDEX);
+		CXFW_CP(pp, ipp, CXIB_ADS_PKEY_INDEX);
 	if (mask & CXIB_QP_OPTPAR_PRI_PORT)
-		cxfw_cp(pp, ipp, CXIB_ADS_VHCA_PORT_NUM);
+		CXFW_CP(pp, ipp, CXIB_ADS_VHCA_PORT_NUM);
 	if (mask & CXIB_QP_OPTPAR_Q_KEY)
-		cxfw_cp(img, in, CXIB_QPC_Q_KEY);
+		CXFW_CP(img, in, CXIB_QPC_Q_KEY);
 	if (mask & CXIB_QP_OPTPAR_RNR_TIMEOUT)
-		cxfw_cp(img, in, CXIB_QPC_MIN_RNR_NAK);
+		CXFW_CP(img, in, CXIB_QPC_MIN_RNR_NAK);
 	if (mask & CXIB_QP_OPTPAR_SRA_MAX)
-		cxfw_cp(img, in, CXIB_QPC_LOG_SRA_MAX);
+		CXFW_CP(img, in, CXIB_QPC_LOG_SRA_MAX);
 	if (mask & CXIB_QP_OPTPAR_RRA_MAX)
-		cxfw_cp(img, in, CXIB_QPC_LOG_RRA_MAX);
+		CXFW_CP(img, in, CXIB_QPC_LOG_RRA_MAX);
 	if (mask & CXIB_QP_OPTPAR_PM_STATE)
-		cxfw_cp(img, in, CXIB_QPC_PM_STATE);
+		CXFW_CP(img, in, CXIB_QPC_PM_STATE);
 	if (mask & CXIB_QP_OPTPAR_RETRY_COUNT)
-		cxfw_cp(img, in, CXIB_QPC_RETRY_COUNT);
+		CXFW_CP(img, in, CXIB_QPC_RETRY_COUNT);
 	if (mask & CXIB_QP_OPTPAR_RNR_RETRY)
-		cxfw_cp(img, in, CXIB_QPC_RNR_RETRY);
+		CXFW_CP(img, in, CXIB_QPC_RNR_RETRY);
 	if (mask & CXIB_QP_OPTPAR_ACK_TIMEOUT)
-		cxfw_cp(pp, ipp, CXIB_ADS_ACK_TIMEOUT);
+		CXFW_CP(pp, ipp, CXIB_ADS_ACK_TIMEOUT);
 	if (mask & CXIB_QP_OPTPAR_COUNTER_SET_ID)
-		cxfw_cp(img, in, CXIB_QPC_COUNTER_SET_ID);
+		CXFW_CP(img, in, CXIB_QPC_COUNTER_SET_ID);
 }
 
 /* Required attributes of transition @op for service type @st, from @in into @img. */
@@ -474,37 +470,37 @@ static void cxfw_qp_required(__be32 *img, const __be32 *in, uint16_t op, uint32_
 
 	switch (op) {
 	case CXIB_CMD_OP_RST2INIT_QP:
-		cxfw_cp(pp, ipp, CXIB_ADS_PKEY_INDEX);
-		cxfw_cp(pp, ipp, CXIB_ADS_VHCA_PORT_NUM);
-		cxfw_cp(img, in, CXIB_QPC_PM_STATE);
+		CXFW_CP(pp, ipp, CXIB_ADS_PKEY_INDEX);
+		CXFW_CP(pp, ipp, CXIB_ADS_VHCA_PORT_NUM);
+		CXFW_CP(img, in, CXIB_QPC_PM_STATE);
 		if (dgram) {
-			cxfw_cp(img, in, CXIB_QPC_Q_KEY);
+			CXFW_CP(img, in, CXIB_QPC_Q_KEY);
 		} else {
-			cxfw_cp(img, in, CXIB_QPC_RRE);
-			cxfw_cp(img, in, CXIB_QPC_RWE);
-			cxfw_cp(img, in, CXIB_QPC_RAE);
-			cxfw_cp(img, in, CXIB_QPC_ATOMIC_MODE);
+			CXFW_CP(img, in, CXIB_QPC_RRE);
+			CXFW_CP(img, in, CXIB_QPC_RWE);
+			CXFW_CP(img, in, CXIB_QPC_RAE);
+			CXFW_CP(img, in, CXIB_QPC_ATOMIC_MODE);
 		}
 		break;
 	case CXIB_CMD_OP_INIT2RTR_QP:
-		cxfw_cp(img, in, CXIB_QPC_MTU);
-		cxfw_cp(img, in, CXIB_QPC_LOG_MSG_MAX);
+		CXFW_CP(img, in, CXIB_QPC_MTU);
+		CXFW_CP(img, in, CXIB_QPC_LOG_MSG_MAX);
 		if (peer) {
 			memcpy(pp, ipp, CXIB_ADS_SIZE);
-			cxfw_cp(img, in, CXIB_QPC_REMOTE_QPN);
-			cxfw_cp(img, in, CXIB_QPC_NEXT_RCV_PSN);
-			cxfw_cp(img, in, CXIB_QPC_LOG_RRA_MAX);
-			cxfw_cp(img, in, CXIB_QPC_MIN_RNR_NAK);
+			CXFW_CP(img, in, CXIB_QPC_REMOTE_QPN);
+			CXFW_CP(img, in, CXIB_QPC_NEXT_RCV_PSN);
+			CXFW_CP(img, in, CXIB_QPC_LOG_RRA_MAX);
+			CXFW_CP(img, in, CXIB_QPC_MIN_RNR_NAK);
 		}
 		break;
 	case CXIB_CMD_OP_RTR2RTS_QP:
-		cxfw_cp(img, in, CXIB_QPC_NEXT_SEND_PSN);
+		CXFW_CP(img, in, CXIB_QPC_NEXT_SEND_PSN);
 		if (peer) {
-			cxfw_cp(pp, ipp, CXIB_ADS_ACK_TIMEOUT);
-			cxfw_cp(img, in, CXIB_QPC_RETRY_COUNT);
-			cxfw_cp(img, in, CXIB_QPC_RNR_RETRY);
-			cxfw_cp(img, in, CXIB_QPC_LOG_SRA_MAX);
-			cxfw_cp(img, in, CXIB_QPC_LOG_ACK_REQ_FREQ);
+			CXFW_CP(pp, ipp, CXIB_ADS_ACK_TIMEOUT);
+			CXFW_CP(img, in, CXIB_QPC_RETRY_COUNT);
+			CXFW_CP(img, in, CXIB_QPC_RNR_RETRY);
+			CXFW_CP(img, in, CXIB_QPC_LOG_SRA_MAX);
+			CXFW_CP(img, in, CXIB_QPC_LOG_ACK_REQ_FREQ);
 		}
 		break;
 	default:

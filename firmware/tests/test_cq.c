@@ -196,12 +196,6 @@ static int next_eqe(struct test_ctx *t, struct cq_env *e, struct cxib_eqe *eqe)
 	return eqe->type;
 }
 
-static uint32_t eqe_field(const struct cxib_eqe *eqe, unsigned int dw, unsigned int hi,
-			  unsigned int lo)
-{
-	return CXIB_GET(eqe, dw, hi, lo);
-}
-
 TEST(cq_create_query_destroy)
 {
 	uint8_t out[CXIB_QUERY_CQ_OUT_LEN];
@@ -367,8 +361,8 @@ TEST(cq_overrun_raises_cq_error_event)
 	/* set_ci still 0: the third CQE would overwrite an unconsumed one */
 	CHECK_EQ(post(t, cqn, CXIB_CQE_OPCODE_REQ, 3, false), -1);
 	CHECK_EQ(next_eqe(t, &e, &eqe), CXIB_EVENT_TYPE_CQ_ERROR);
-	CHECK_EQ(eqe_field(&eqe, CXIB_EQE_CQ_ERR_CQN), cqn);
-	CHECK_EQ(eqe_field(&eqe, CXIB_EQE_CQ_ERR_SYNDROME), CXIB_CQ_ERROR_SYNDROME_OVERRUN);
+	CHECK_EQ(CXIB_GET(&eqe, CXIB_EQE_CQ_ERR_CQN), cqn);
+	CHECK_EQ(CXIB_GET(&eqe, CXIB_EQE_CQ_ERR_SYNDROME), CXIB_CQ_ERROR_SYNDROME_OVERRUN);
 	CHECK_EQ(fake_msix(&t->fk, COMP_EQ_VECTOR), 1);
 	CHECK_EQ(query_cq(t, cqn, out), 0);
 	CHECK_EQ(CXIB_GET(cqc, CXIB_CQC_STATUS), CXIB_CQC_STATUS_CQ_OVERFLOW);
@@ -423,7 +417,7 @@ TEST(cq_arm_next_fires_one_eqe_per_arm)
 	CHECK_EQ(next_eqe(t, &e, &eqe), -1);
 	CHECK_EQ(post(t, cqn, CXIB_CQE_OPCODE_REQ, 1, false), 0);
 	CHECK_EQ(next_eqe(t, &e, &eqe), CXIB_EVENT_TYPE_COMP);
-	CHECK_EQ(eqe_field(&eqe, CXIB_EQE_COMP_CQN), cqn);
+	CHECK_EQ(CXIB_GET(&eqe, CXIB_EQE_COMP_CQN), cqn);
 	CHECK_EQ(fake_msix(&t->fk, COMP_EQ_VECTOR), 1);
 	CHECK_EQ(post(t, cqn, CXIB_CQE_OPCODE_REQ, 2, false), 0);
 	CHECK_EQ(next_eqe(t, &e, &eqe), -1);		/* disarmed */
@@ -434,7 +428,7 @@ TEST(cq_arm_next_fires_one_eqe_per_arm)
 	/* the next sn with CQEs already past ci fires at once */
 	arm(t, e.uar, cqn, 1, false, 3);
 	CHECK_EQ(next_eqe(t, &e, &eqe), CXIB_EVENT_TYPE_COMP);
-	CHECK_EQ(eqe_field(&eqe, CXIB_EQE_COMP_CQN), cqn);
+	CHECK_EQ(CXIB_GET(&eqe, CXIB_EQE_COMP_CQN), cqn);
 	CHECK_EQ(next_eqe(t, &e, &eqe), -1);
 	/* with nothing new past ci it waits for the next CQE */
 	arm(t, e.uar, cqn, 2, false, 4);
@@ -557,7 +551,7 @@ static unsigned int comp_events(struct test_ctx *t, struct cq_env *e, uint32_t c
 	int type;
 
 	while ((type = next_eqe(t, e, &eqe)) >= 0) {
-		if (type != CXIB_EVENT_TYPE_COMP || eqe_field(&eqe, CXIB_EQE_COMP_CQN) != cqn)
+		if (type != CXIB_EVENT_TYPE_COMP || CXIB_GET(&eqe, CXIB_EQE_COMP_CQN) != cqn)
 			return BAD_EVENT;
 		n++;
 	}

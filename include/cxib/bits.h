@@ -73,7 +73,10 @@ static inline __be64 cxib_host_to_be64(__u64 v)
  * ("negative width in bit-field '__cxib_field_of_another_structure'"); an untyped buffer
  * (void, bytes, dwords: a mailbox, a context copied into an array) is accepted, since nothing
  * says which structure it holds.  The other accessors accept the tag and ignore it; 64-bit
- * fields are not tagged (yet).  Tagged so far: the CQE (wqe.h).
+ * fields are not tagged (yet).  Tagged so far: every structure that has a C type in
+ * include/cxib: the CQE and the send WQE's segments (wqe.h), the EQE and EQC (eq.h), the
+ * CQC, MKC, QPC and SRQC (verbs.h).  Command layouts have no type: their fields stay
+ * untagged, and so do fields read from buffers that hold one of several layouts.
  */
 #define __CXIB_RAW(p)							\
 	(__builtin_types_compatible_p(__typeof__(*(p)), void) ||	\
@@ -124,6 +127,15 @@ static inline __be64 cxib_host_to_be64(__u64 v)
 	} while (0)
 #define __CXIB_SET(p, ...)						\
 	__CXIB_PICK6(__VA_ARGS__, __CXIB_SET4, __CXIB_SET3, ~)(p, __VA_ARGS__)
+
+/*
+ * A field's position without its structure, "dword, high bit, low bit", for tables that
+ * list fields of several structures (firmware/core/cmdtrace.c).
+ */
+#define __CXIB_POS3(dw, hi, lo)		dw, hi, lo
+#define __CXIB_POS4(dw, hi, lo, t)	dw, hi, lo
+#define CXIB_FIELD_POS(...)						\
+	__CXIB_PICK(__VA_ARGS__, __CXIB_POS4, __CXIB_POS3, ~)(__VA_ARGS__)
 
 /* Dword index, byte offset and in-dword mask of a field: CXIB_OFFSET(CXIB_ISEG_CMDIF_REV). */
 #define CXIB_DW(...)		__CXIB_DW(__VA_ARGS__)

@@ -30,17 +30,19 @@ struct cxib_eqc {
 
 CXIB_STATIC_ASSERT(sizeof(struct cxib_eqc) == CXIB_EQC_SIZE);
 
-#define CXIB_EQC_STATUS				0, 31, 28
-#define CXIB_EQC_EC				0, 18, 18
-#define CXIB_EQC_OI				0, 17, 17	/* overrun ignore */
-#define CXIB_EQC_ST				0, 11, 8	/* armed / fired */
-#define CXIB_EQC_PAGE_OFFSET			2, 11, 6	/* CXIB_PAGE_OFFSET_BYTES() */
-#define CXIB_EQC_LOG_EQ_SIZE			3, 28, 24
-#define CXIB_EQC_UAR_PAGE			3, 23, 0
-#define CXIB_EQC_INTR				5, 11, 0	/* MSI-X vector */
-#define CXIB_EQC_LOG_PAGE_SIZE			6, 28, 24	/* log2(page) - 12 */
-#define CXIB_EQC_CONSUMER_COUNTER		10, 23, 0
-#define CXIB_EQC_PRODUCER_COUNTER		11, 23, 0
+#define CXIB_EQC_STATUS				0, 31, 28, struct cxib_eqc
+#define CXIB_EQC_EC				0, 18, 18, struct cxib_eqc
+#define CXIB_EQC_OI				0, 17, 17, struct cxib_eqc	/* overrun ignore */
+#define CXIB_EQC_ST				0, 11, 8, struct cxib_eqc	/* armed / fired */
+/* CXIB_PAGE_OFFSET_BYTES() */
+#define CXIB_EQC_PAGE_OFFSET			2, 11, 6, struct cxib_eqc
+#define CXIB_EQC_LOG_EQ_SIZE			3, 28, 24, struct cxib_eqc
+#define CXIB_EQC_UAR_PAGE			3, 23, 0, struct cxib_eqc
+#define CXIB_EQC_INTR				5, 11, 0, struct cxib_eqc	/* MSI-X vector */
+/* log2(page) - 12 */
+#define CXIB_EQC_LOG_PAGE_SIZE			6, 28, 24, struct cxib_eqc
+#define CXIB_EQC_CONSUMER_COUNTER		10, 23, 0, struct cxib_eqc
+#define CXIB_EQC_PRODUCER_COUNTER		11, 23, 0, struct cxib_eqc
 
 /* eqc status */
 enum {
@@ -78,37 +80,38 @@ struct cxib_eqe {
 
 CXIB_STATIC_ASSERT(sizeof(struct cxib_eqe) == CXIB_EQE_SIZE);
 
-#define CXIB_EQE_EVENT_TYPE			0, 23, 16
-#define CXIB_EQE_EVENT_SUB_TYPE			0, 7, 0
+#define CXIB_EQE_EVENT_TYPE			0, 23, 16, struct cxib_eqe
+#define CXIB_EQE_EVENT_SUB_TYPE			0, 7, 0, struct cxib_eqe
 #define CXIB_EQE_DATA_OFFSET			0x20
 #define CXIB_EQE_DATA_LEN			28
-#define CXIB_EQE_SIGNATURE			15, 15, 8
-#define CXIB_EQE_OWNER				15, 0, 0
+#define CXIB_EQE_SIGNATURE			15, 15, 8, struct cxib_eqe
+#define CXIB_EQE_OWNER				15, 0, 0, struct cxib_eqe
 
 /* Command completion (0x0a): bitmask of the command slots completed. */
-#define CXIB_EQE_CMD_VECTOR			8, 31, 0
+#define CXIB_EQE_CMD_VECTOR			8, 31, 0, struct cxib_eqe
 
 /* Page request (0x0b). */
-#define CXIB_EQE_PAGE_REQ_EC_FUNCTION		8, 31, 16	/* flags */
-#define CXIB_EQE_PAGE_REQ_FUNCTION_ID		8, 15, 0
-#define CXIB_EQE_PAGE_REQ_NUM_PAGES		9, 31, 0	/* s32: > 0 give, < 0 take */
+#define CXIB_EQE_PAGE_REQ_EC_FUNCTION		8, 31, 16, struct cxib_eqe	/* flags */
+#define CXIB_EQE_PAGE_REQ_FUNCTION_ID		8, 15, 0, struct cxib_eqe
+/* s32: > 0 give, < 0 take */
+#define CXIB_EQE_PAGE_REQ_NUM_PAGES		9, 31, 0, struct cxib_eqe
 
 /* Port state change (0x09); the sub type says what changed. */
-#define CXIB_EQE_PORT_NUM			10, 31, 28
+#define CXIB_EQE_PORT_NUM			10, 31, 28, struct cxib_eqe
 
 /* Completion (0x00). */
-#define CXIB_EQE_COMP_CQN			14, 23, 0
+#define CXIB_EQE_COMP_CQN			14, 23, 0, struct cxib_eqe
 
 /* CQ error (0x04). */
-#define CXIB_EQE_CQ_ERR_CQN			8, 23, 0
-#define CXIB_EQE_CQ_ERR_SYNDROME		10, 7, 0
+#define CXIB_EQE_CQ_ERR_CQN			8, 23, 0, struct cxib_eqe
+#define CXIB_EQE_CQ_ERR_SYNDROME		10, 7, 0, struct cxib_eqe
 
 /* QP / WQ affiliated events (0x01-0x03, 0x05, 0x07, 0x10, 0x11, 0x13). */
-#define CXIB_EQE_QP_TYPE			13, 31, 24	/* resource type */
-#define CXIB_EQE_QP_QPN				14, 23, 0
+#define CXIB_EQE_QP_TYPE			13, 31, 24, struct cxib_eqe	/* resource type */
+#define CXIB_EQE_QP_QPN				14, 23, 0, struct cxib_eqe
 
 /* SRQ events (0x12, 0x14). */
-#define CXIB_EQE_SRQ_SRQN			14, 23, 0
+#define CXIB_EQE_SRQ_SRQN			14, 23, 0, struct cxib_eqe
 
 /* Event types. */
 enum {

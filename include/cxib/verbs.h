@@ -75,27 +75,29 @@ struct cxib_mkc {
 
 CXIB_STATIC_ASSERT(sizeof(struct cxib_mkc) == CXIB_MKC_SIZE);
 
-#define CXIB_MKC_FREE				0, 30, 30
-#define CXIB_MKC_ACCESS_MODE_4_2		0, 28, 26
-#define CXIB_MKC_RELAXED_ORDERING_WRITE		0, 18, 18
-#define CXIB_MKC_UMR_EN				0, 15, 15
-#define CXIB_MKC_A				0, 14, 14	/* remote atomic */
-#define CXIB_MKC_RW				0, 13, 13	/* remote write */
-#define CXIB_MKC_RR				0, 12, 12	/* remote read */
-#define CXIB_MKC_LW				0, 11, 11	/* local write */
-#define CXIB_MKC_LR				0, 10, 10	/* local read */
-#define CXIB_MKC_ACCESS_MODE_1_0		0, 9, 8
-#define CXIB_MKC_QPN				1, 31, 8	/* 0xffffff: not bound */
-#define CXIB_MKC_MKEY_7_0			1, 7, 0		/* variant byte of the key */
-#define CXIB_MKC_LENGTH64			3, 31, 31
-#define CXIB_MKC_EN_RINVAL			3, 24, 24
-#define CXIB_MKC_PD				3, 23, 0
+#define CXIB_MKC_FREE				0, 30, 30, struct cxib_mkc
+#define CXIB_MKC_ACCESS_MODE_4_2		0, 28, 26, struct cxib_mkc
+#define CXIB_MKC_RELAXED_ORDERING_WRITE		0, 18, 18, struct cxib_mkc
+#define CXIB_MKC_UMR_EN				0, 15, 15, struct cxib_mkc
+#define CXIB_MKC_A				0, 14, 14, struct cxib_mkc	/* remote atomic */
+#define CXIB_MKC_RW				0, 13, 13, struct cxib_mkc	/* remote write */
+#define CXIB_MKC_RR				0, 12, 12, struct cxib_mkc	/* remote read */
+#define CXIB_MKC_LW				0, 11, 11, struct cxib_mkc	/* local write */
+#define CXIB_MKC_LR				0, 10, 10, struct cxib_mkc	/* local read */
+#define CXIB_MKC_ACCESS_MODE_1_0		0, 9, 8, struct cxib_mkc
+/* 0xffffff: not bound */
+#define CXIB_MKC_QPN				1, 31, 8, struct cxib_mkc
+/* variant byte of the key */
+#define CXIB_MKC_MKEY_7_0			1, 7, 0, struct cxib_mkc
+#define CXIB_MKC_LENGTH64			3, 31, 31, struct cxib_mkc
+#define CXIB_MKC_EN_RINVAL			3, 24, 24, struct cxib_mkc
+#define CXIB_MKC_PD				3, 23, 0, struct cxib_mkc
 #define CXIB_MKC_START_ADDR			4, 63, 0
 #define CXIB_MKC_LEN				6, 63, 0
-#define CXIB_MKC_BSF_OCTWORD_SIZE		8, 31, 0
-#define CXIB_MKC_TRANSLATIONS_OCTWORD_SIZE	13, 31, 0
-#define CXIB_MKC_RELAXED_ORDERING_READ		14, 6, 6
-#define CXIB_MKC_LOG_PAGE_SIZE			14, 5, 0	/* absolute log2 */
+#define CXIB_MKC_BSF_OCTWORD_SIZE		8, 31, 0, struct cxib_mkc
+#define CXIB_MKC_TRANSLATIONS_OCTWORD_SIZE	13, 31, 0, struct cxib_mkc
+#define CXIB_MKC_RELAXED_ORDERING_READ		14, 6, 6, struct cxib_mkc
+#define CXIB_MKC_LOG_PAGE_SIZE			14, 5, 0, struct cxib_mkc	/* absolute log2 */
 
 /* access_mode (access_mode_4_2 << 2 | access_mode_1_0) */
 enum {
@@ -158,27 +160,30 @@ struct cxib_cqc {
 
 CXIB_STATIC_ASSERT(sizeof(struct cxib_cqc) == CXIB_CQC_SIZE);
 
-#define CXIB_CQC_STATUS				0, 31, 28
-#define CXIB_CQC_DBR_UMEM_VALID			0, 25, 25
-#define CXIB_CQC_CQE_SZ				0, 23, 21
-#define CXIB_CQC_CC				0, 20, 20	/* collapsed */
-#define CXIB_CQC_SCQE_BREAK_MODERATION_EN	0, 18, 18
-#define CXIB_CQC_OI				0, 17, 17	/* overrun ignore */
-#define CXIB_CQC_CQ_PERIOD_MODE			0, 16, 15
-#define CXIB_CQC_CQE_COMP_EN			0, 14, 14
-#define CXIB_CQC_MINI_CQE_RES_FORMAT		0, 13, 12
-#define CXIB_CQC_ST				0, 11, 8
-#define CXIB_CQC_PAGE_OFFSET			2, 11, 6	/* CXIB_PAGE_OFFSET_BYTES() */
-#define CXIB_CQC_LOG_CQ_SIZE			3, 28, 24
-#define CXIB_CQC_UAR_PAGE			3, 23, 0
-#define CXIB_CQC_CQ_PERIOD			4, 27, 16	/* microseconds */
-#define CXIB_CQC_CQ_MAX_COUNT			4, 15, 0
-#define CXIB_CQC_C_EQN				5, 31, 0	/* c_eqn_or_apu_element */
-#define CXIB_CQC_LOG_PAGE_SIZE			6, 28, 24	/* log2(page) - 12 */
-#define CXIB_CQC_LAST_NOTIFIED_INDEX		8, 23, 0
-#define CXIB_CQC_LAST_SOLICIT_INDEX		9, 23, 0
-#define CXIB_CQC_CONSUMER_COUNTER		10, 23, 0
-#define CXIB_CQC_PRODUCER_COUNTER		11, 23, 0
+#define CXIB_CQC_STATUS				0, 31, 28, struct cxib_cqc
+#define CXIB_CQC_DBR_UMEM_VALID			0, 25, 25, struct cxib_cqc
+#define CXIB_CQC_CQE_SZ				0, 23, 21, struct cxib_cqc
+#define CXIB_CQC_CC				0, 20, 20, struct cxib_cqc	/* collapsed */
+#define CXIB_CQC_SCQE_BREAK_MODERATION_EN	0, 18, 18, struct cxib_cqc
+#define CXIB_CQC_OI				0, 17, 17, struct cxib_cqc	/* overrun ignore */
+#define CXIB_CQC_CQ_PERIOD_MODE			0, 16, 15, struct cxib_cqc
+#define CXIB_CQC_CQE_COMP_EN			0, 14, 14, struct cxib_cqc
+#define CXIB_CQC_MINI_CQE_RES_FORMAT		0, 13, 12, struct cxib_cqc
+#define CXIB_CQC_ST				0, 11, 8, struct cxib_cqc
+/* CXIB_PAGE_OFFSET_BYTES() */
+#define CXIB_CQC_PAGE_OFFSET			2, 11, 6, struct cxib_cqc
+#define CXIB_CQC_LOG_CQ_SIZE			3, 28, 24, struct cxib_cqc
+#define CXIB_CQC_UAR_PAGE			3, 23, 0, struct cxib_cqc
+#define CXIB_CQC_CQ_PERIOD			4, 27, 16, struct cxib_cqc	/* microseconds */
+#define CXIB_CQC_CQ_MAX_COUNT			4, 15, 0, struct cxib_cqc
+/* c_eqn_or_apu_element */
+#define CXIB_CQC_C_EQN				5, 31, 0, struct cxib_cqc
+/* log2(page) - 12 */
+#define CXIB_CQC_LOG_PAGE_SIZE			6, 28, 24, struct cxib_cqc
+#define CXIB_CQC_LAST_NOTIFIED_INDEX		8, 23, 0, struct cxib_cqc
+#define CXIB_CQC_LAST_SOLICIT_INDEX		9, 23, 0, struct cxib_cqc
+#define CXIB_CQC_CONSUMER_COUNTER		10, 23, 0, struct cxib_cqc
+#define CXIB_CQC_PRODUCER_COUNTER		11, 23, 0, struct cxib_cqc
 #define CXIB_CQC_DBR_ADDR			14, 63, 0
 
 /* cqc status */
@@ -298,71 +303,74 @@ struct cxib_qpc {
 
 CXIB_STATIC_ASSERT(sizeof(struct cxib_qpc) == CXIB_QPC_SIZE);
 
-#define CXIB_QPC_STATE				0, 31, 28
-#define CXIB_QPC_LAG_TX_PORT_AFFINITY		0, 27, 24
-#define CXIB_QPC_ST				0, 23, 16
-#define CXIB_QPC_PM_STATE			0, 12, 11
-#define CXIB_QPC_END_PADDING_MODE		0, 3, 2
-#define CXIB_QPC_WQ_SIGNATURE			1, 31, 31
-#define CXIB_QPC_BLOCK_LB_MC			1, 30, 30
-#define CXIB_QPC_LATENCY_SENSITIVE		1, 28, 28
-#define CXIB_QPC_DRAIN_SIGERR			1, 26, 26
-#define CXIB_QPC_PD				1, 23, 0
-#define CXIB_QPC_MTU				2, 31, 29
-#define CXIB_QPC_LOG_MSG_MAX			2, 28, 24
-#define CXIB_QPC_LOG_RQ_SIZE			2, 22, 19
-#define CXIB_QPC_LOG_RQ_STRIDE			2, 18, 16	/* log2(RQ WQE bytes) - 4 */
-#define CXIB_QPC_NO_SQ				2, 15, 15
-#define CXIB_QPC_LOG_SQ_SIZE			2, 14, 11	/* 64-byte WQEBBs */
-#define CXIB_QPC_RETRY_MODE			2, 9, 8
-#define CXIB_QPC_TS_FORMAT			2, 7, 6
-#define CXIB_QPC_RLKY				2, 4, 4
-#define CXIB_QPC_ULP_STATELESS_OFFLOAD_MODE	2, 3, 0
-#define CXIB_QPC_COUNTER_SET_ID			3, 31, 24
-#define CXIB_QPC_UAR_PAGE			3, 23, 0
-#define CXIB_QPC_USER_INDEX			4, 23, 0
-#define CXIB_QPC_LOG_PAGE_SIZE			5, 28, 24	/* log2(page) - 12 */
-#define CXIB_QPC_REMOTE_QPN			5, 23, 0
+#define CXIB_QPC_STATE				0, 31, 28, struct cxib_qpc
+#define CXIB_QPC_LAG_TX_PORT_AFFINITY		0, 27, 24, struct cxib_qpc
+#define CXIB_QPC_ST				0, 23, 16, struct cxib_qpc
+#define CXIB_QPC_PM_STATE			0, 12, 11, struct cxib_qpc
+#define CXIB_QPC_END_PADDING_MODE		0, 3, 2, struct cxib_qpc
+#define CXIB_QPC_WQ_SIGNATURE			1, 31, 31, struct cxib_qpc
+#define CXIB_QPC_BLOCK_LB_MC			1, 30, 30, struct cxib_qpc
+#define CXIB_QPC_LATENCY_SENSITIVE		1, 28, 28, struct cxib_qpc
+#define CXIB_QPC_DRAIN_SIGERR			1, 26, 26, struct cxib_qpc
+#define CXIB_QPC_PD				1, 23, 0, struct cxib_qpc
+#define CXIB_QPC_MTU				2, 31, 29, struct cxib_qpc
+#define CXIB_QPC_LOG_MSG_MAX			2, 28, 24, struct cxib_qpc
+#define CXIB_QPC_LOG_RQ_SIZE			2, 22, 19, struct cxib_qpc
+/* log2(RQ WQE bytes) - 4 */
+#define CXIB_QPC_LOG_RQ_STRIDE			2, 18, 16, struct cxib_qpc
+#define CXIB_QPC_NO_SQ				2, 15, 15, struct cxib_qpc
+#define CXIB_QPC_LOG_SQ_SIZE			2, 14, 11, struct cxib_qpc	/* 64-byte WQEBBs */
+#define CXIB_QPC_RETRY_MODE			2, 9, 8, struct cxib_qpc
+#define CXIB_QPC_TS_FORMAT			2, 7, 6, struct cxib_qpc
+#define CXIB_QPC_RLKY				2, 4, 4, struct cxib_qpc
+#define CXIB_QPC_ULP_STATELESS_OFFLOAD_MODE	2, 3, 0, struct cxib_qpc
+#define CXIB_QPC_COUNTER_SET_ID			3, 31, 24, struct cxib_qpc
+#define CXIB_QPC_UAR_PAGE			3, 23, 0, struct cxib_qpc
+#define CXIB_QPC_USER_INDEX			4, 23, 0, struct cxib_qpc
+/* log2(page) - 12 */
+#define CXIB_QPC_LOG_PAGE_SIZE			5, 28, 24, struct cxib_qpc
+#define CXIB_QPC_REMOTE_QPN			5, 23, 0, struct cxib_qpc
 #define CXIB_QPC_PRIMARY_ADDRESS_PATH_OFFSET	0x18
 #define CXIB_QPC_SECONDARY_ADDRESS_PATH_OFFSET	0x44
-#define CXIB_QPC_LOG_ACK_REQ_FREQ		28, 31, 28
-#define CXIB_QPC_LOG_SRA_MAX			28, 23, 21
-#define CXIB_QPC_RETRY_COUNT			28, 18, 16
-#define CXIB_QPC_RNR_RETRY			28, 15, 13
-#define CXIB_QPC_FRE				28, 11, 11
-#define CXIB_QPC_CUR_RNR_RETRY			28, 10, 8
-#define CXIB_QPC_CUR_RETRY_COUNT		28, 7, 5
-#define CXIB_QPC_NEXT_SEND_PSN			30, 23, 0
-#define CXIB_QPC_CQN_SND			31, 23, 0
-#define CXIB_QPC_DETH_SQPN			32, 23, 0
-#define CXIB_QPC_LAST_ACKED_PSN			34, 23, 0
-#define CXIB_QPC_SSN				35, 23, 0
-#define CXIB_QPC_LOG_RRA_MAX			36, 23, 21
-#define CXIB_QPC_ATOMIC_MODE			36, 19, 16
-#define CXIB_QPC_RRE				36, 15, 15
-#define CXIB_QPC_RWE				36, 14, 14
-#define CXIB_QPC_RAE				36, 13, 13
-#define CXIB_QPC_PAGE_OFFSET			36, 11, 6	/* CXIB_PAGE_OFFSET_BYTES() */
-#define CXIB_QPC_CD_SLAVE_RECEIVE		36, 2, 2
-#define CXIB_QPC_CD_SLAVE_SEND			36, 1, 1
-#define CXIB_QPC_CD_MASTER			36, 0, 0
-#define CXIB_QPC_MIN_RNR_NAK			37, 28, 24
-#define CXIB_QPC_NEXT_RCV_PSN			37, 23, 0
-#define CXIB_QPC_XRCD				38, 23, 0
-#define CXIB_QPC_CQN_RCV			39, 23, 0
+#define CXIB_QPC_LOG_ACK_REQ_FREQ		28, 31, 28, struct cxib_qpc
+#define CXIB_QPC_LOG_SRA_MAX			28, 23, 21, struct cxib_qpc
+#define CXIB_QPC_RETRY_COUNT			28, 18, 16, struct cxib_qpc
+#define CXIB_QPC_RNR_RETRY			28, 15, 13, struct cxib_qpc
+#define CXIB_QPC_FRE				28, 11, 11, struct cxib_qpc
+#define CXIB_QPC_CUR_RNR_RETRY			28, 10, 8, struct cxib_qpc
+#define CXIB_QPC_CUR_RETRY_COUNT		28, 7, 5, struct cxib_qpc
+#define CXIB_QPC_NEXT_SEND_PSN			30, 23, 0, struct cxib_qpc
+#define CXIB_QPC_CQN_SND			31, 23, 0, struct cxib_qpc
+#define CXIB_QPC_DETH_SQPN			32, 23, 0, struct cxib_qpc
+#define CXIB_QPC_LAST_ACKED_PSN			34, 23, 0, struct cxib_qpc
+#define CXIB_QPC_SSN				35, 23, 0, struct cxib_qpc
+#define CXIB_QPC_LOG_RRA_MAX			36, 23, 21, struct cxib_qpc
+#define CXIB_QPC_ATOMIC_MODE			36, 19, 16, struct cxib_qpc
+#define CXIB_QPC_RRE				36, 15, 15, struct cxib_qpc
+#define CXIB_QPC_RWE				36, 14, 14, struct cxib_qpc
+#define CXIB_QPC_RAE				36, 13, 13, struct cxib_qpc
+/* CXIB_PAGE_OFFSET_BYTES() */
+#define CXIB_QPC_PAGE_OFFSET			36, 11, 6, struct cxib_qpc
+#define CXIB_QPC_CD_SLAVE_RECEIVE		36, 2, 2, struct cxib_qpc
+#define CXIB_QPC_CD_SLAVE_SEND			36, 1, 1, struct cxib_qpc
+#define CXIB_QPC_CD_MASTER			36, 0, 0, struct cxib_qpc
+#define CXIB_QPC_MIN_RNR_NAK			37, 28, 24, struct cxib_qpc
+#define CXIB_QPC_NEXT_RCV_PSN			37, 23, 0, struct cxib_qpc
+#define CXIB_QPC_XRCD				38, 23, 0, struct cxib_qpc
+#define CXIB_QPC_CQN_RCV			39, 23, 0, struct cxib_qpc
 #define CXIB_QPC_DBR_ADDR			40, 63, 0
-#define CXIB_QPC_Q_KEY				42, 31, 0
-#define CXIB_QPC_RQ_TYPE			43, 26, 24
-#define CXIB_QPC_SRQN_RMPN_XRQN			43, 23, 0
-#define CXIB_QPC_RMSN				44, 23, 0
-#define CXIB_QPC_HW_SQ_WQEBB_COUNTER		45, 31, 16
-#define CXIB_QPC_SW_SQ_WQEBB_COUNTER		45, 15, 0
-#define CXIB_QPC_HW_RQ_COUNTER			46, 31, 0
-#define CXIB_QPC_SW_RQ_COUNTER			47, 31, 0
-#define CXIB_QPC_CS_REQ				49, 15, 8
-#define CXIB_QPC_CS_RES				49, 7, 0
+#define CXIB_QPC_Q_KEY				42, 31, 0, struct cxib_qpc
+#define CXIB_QPC_RQ_TYPE			43, 26, 24, struct cxib_qpc
+#define CXIB_QPC_SRQN_RMPN_XRQN			43, 23, 0, struct cxib_qpc
+#define CXIB_QPC_RMSN				44, 23, 0, struct cxib_qpc
+#define CXIB_QPC_HW_SQ_WQEBB_COUNTER		45, 31, 16, struct cxib_qpc
+#define CXIB_QPC_SW_SQ_WQEBB_COUNTER		45, 15, 0, struct cxib_qpc
+#define CXIB_QPC_HW_RQ_COUNTER			46, 31, 0, struct cxib_qpc
+#define CXIB_QPC_SW_RQ_COUNTER			47, 31, 0, struct cxib_qpc
+#define CXIB_QPC_CS_REQ				49, 15, 8, struct cxib_qpc
+#define CXIB_QPC_CS_RES				49, 7, 0, struct cxib_qpc
 #define CXIB_QPC_DC_ACCESS_KEY			50, 63, 0
-#define CXIB_QPC_DBR_UMEM_VALID			52, 28, 28
+#define CXIB_QPC_DBR_UMEM_VALID			52, 28, 28, struct cxib_qpc
 
 /* qpc state */
 enum {
@@ -519,19 +527,21 @@ struct cxib_srqc {
 
 CXIB_STATIC_ASSERT(sizeof(struct cxib_srqc) == CXIB_SRQC_SIZE);
 
-#define CXIB_SRQC_STATE				0, 31, 28
-#define CXIB_SRQC_LOG_SRQ_SIZE			0, 27, 24
-#define CXIB_SRQC_WQ_SIGNATURE			1, 31, 31
-#define CXIB_SRQC_CONT_SRQ			1, 30, 30
-#define CXIB_SRQC_RLKY				1, 28, 28
-#define CXIB_SRQC_LOG_RQ_STRIDE			1, 26, 24	/* log2(WQE bytes) - 4 */
-#define CXIB_SRQC_XRCD				1, 23, 0
-#define CXIB_SRQC_PAGE_OFFSET			2, 31, 26
-#define CXIB_SRQC_CQN				2, 23, 0	/* XRC SRQs only */
-#define CXIB_SRQC_LOG_PAGE_SIZE			4, 29, 24	/* log2(page) - 12 */
-#define CXIB_SRQC_PD				6, 23, 0
-#define CXIB_SRQC_LWM				7, 31, 16
-#define CXIB_SRQC_WQE_CNT			7, 15, 0
+#define CXIB_SRQC_STATE				0, 31, 28, struct cxib_srqc
+#define CXIB_SRQC_LOG_SRQ_SIZE			0, 27, 24, struct cxib_srqc
+#define CXIB_SRQC_WQ_SIGNATURE			1, 31, 31, struct cxib_srqc
+#define CXIB_SRQC_CONT_SRQ			1, 30, 30, struct cxib_srqc
+#define CXIB_SRQC_RLKY				1, 28, 28, struct cxib_srqc
+/* log2(WQE bytes) - 4 */
+#define CXIB_SRQC_LOG_RQ_STRIDE			1, 26, 24, struct cxib_srqc
+#define CXIB_SRQC_XRCD				1, 23, 0, struct cxib_srqc
+#define CXIB_SRQC_PAGE_OFFSET			2, 31, 26, struct cxib_srqc
+#define CXIB_SRQC_CQN				2, 23, 0, struct cxib_srqc	/* XRC SRQs only */
+/* log2(page) - 12 */
+#define CXIB_SRQC_LOG_PAGE_SIZE			4, 29, 24, struct cxib_srqc
+#define CXIB_SRQC_PD				6, 23, 0, struct cxib_srqc
+#define CXIB_SRQC_LWM				7, 31, 16, struct cxib_srqc
+#define CXIB_SRQC_WQE_CNT			7, 15, 0, struct cxib_srqc
 #define CXIB_SRQC_DBR_ADDR			10, 63, 0
 
 /* srqc state */

@@ -63,16 +63,22 @@ struct cxib_wqe_ctrl_seg {
 
 CXIB_STATIC_ASSERT(sizeof(struct cxib_wqe_ctrl_seg) == 16);
 
-#define CXIB_WQE_CTRL_OPMOD			0, 31, 24
-#define CXIB_WQE_CTRL_WQE_INDEX			0, 23, 8	/* SQ counter, WQEBBs */
-#define CXIB_WQE_CTRL_OPCODE			0, 7, 0
-#define CXIB_WQE_CTRL_QPN			1, 31, 8
-#define CXIB_WQE_CTRL_DS			1, 5, 0		/* 16-byte units incl. ctrl */
-#define CXIB_WQE_CTRL_SIGNATURE			2, 31, 24
-#define CXIB_WQE_CTRL_FM			2, 7, 5		/* fence mode */
-#define CXIB_WQE_CTRL_CE			2, 3, 2		/* completion request */
-#define CXIB_WQE_CTRL_SE			2, 1, 1		/* solicited event */
-#define CXIB_WQE_CTRL_IMM			3, 31, 0	/* general_id */
+#define CXIB_WQE_CTRL_OPMOD			0, 31, 24, struct cxib_wqe_ctrl_seg
+/* SQ counter, WQEBBs */
+#define CXIB_WQE_CTRL_WQE_INDEX			0, 23, 8, struct cxib_wqe_ctrl_seg
+#define CXIB_WQE_CTRL_OPCODE			0, 7, 0, struct cxib_wqe_ctrl_seg
+#define CXIB_WQE_CTRL_QPN			1, 31, 8, struct cxib_wqe_ctrl_seg
+/* 16-byte units incl. ctrl */
+#define CXIB_WQE_CTRL_DS			1, 5, 0, struct cxib_wqe_ctrl_seg
+#define CXIB_WQE_CTRL_SIGNATURE			2, 31, 24, struct cxib_wqe_ctrl_seg
+/* fence mode */
+#define CXIB_WQE_CTRL_FM			2, 7, 5, struct cxib_wqe_ctrl_seg
+/* completion request */
+#define CXIB_WQE_CTRL_CE			2, 3, 2, struct cxib_wqe_ctrl_seg
+/* solicited event */
+#define CXIB_WQE_CTRL_SE			2, 1, 1, struct cxib_wqe_ctrl_seg
+/* general_id */
+#define CXIB_WQE_CTRL_IMM			3, 31, 0, struct cxib_wqe_ctrl_seg
 
 /* fm (fence mode) */
 enum {
@@ -120,7 +126,7 @@ struct cxib_wqe_raddr_seg {
 CXIB_STATIC_ASSERT(sizeof(struct cxib_wqe_raddr_seg) == 16);
 
 #define CXIB_WQE_RADDR_RADDR			0, 63, 0
-#define CXIB_WQE_RADDR_RKEY			2, 31, 0
+#define CXIB_WQE_RADDR_RKEY			2, 31, 0, struct cxib_wqe_raddr_seg
 
 /* ---- Atomic segments ----------------------------------------------------------------- */
 
@@ -158,8 +164,8 @@ struct cxib_wqe_data_seg {
 
 CXIB_STATIC_ASSERT(sizeof(struct cxib_wqe_data_seg) == 16);
 
-#define CXIB_WQE_DATA_BYTE_COUNT		0, 30, 0
-#define CXIB_WQE_DATA_LKEY			1, 31, 0
+#define CXIB_WQE_DATA_BYTE_COUNT		0, 30, 0, struct cxib_wqe_data_seg
+#define CXIB_WQE_DATA_LKEY			1, 31, 0, struct cxib_wqe_data_seg
 #define CXIB_WQE_DATA_ADDR			2, 63, 0
 
 /* ---- Inline segment: header dword, then byte_count bytes, padded to 16 --------------- */
@@ -189,19 +195,21 @@ struct cxib_wqe_av {
 
 CXIB_STATIC_ASSERT(sizeof(struct cxib_wqe_av) == CXIB_WQE_AV_SIZE);
 
-#define CXIB_WQE_AV_QKEY			0, 31, 0
-#define CXIB_WQE_AV_EXT				2, 31, 31	/* extended AV: always 1 */
-#define CXIB_WQE_AV_DQPN			2, 23, 0
-#define CXIB_WQE_AV_STAT_RATE			3, 31, 28
-#define CXIB_WQE_AV_SL				3, 27, 24
-#define CXIB_WQE_AV_FL				3, 23, 23	/* force loopback */
-#define CXIB_WQE_AV_MLID			3, 22, 16	/* source path bits */
-#define CXIB_WQE_AV_RLID			3, 15, 0	/* DLID */
-#define CXIB_WQE_AV_TCLASS			6, 15, 8
-#define CXIB_WQE_AV_HOP_LIMIT			6, 7, 0
-#define CXIB_WQE_AV_GRH				7, 30, 30
-#define CXIB_WQE_AV_SGID_INDEX			7, 27, 20
-#define CXIB_WQE_AV_FLOW_LABEL			7, 19, 0
+#define CXIB_WQE_AV_QKEY			0, 31, 0, struct cxib_wqe_av
+/* extended AV: always 1 */
+#define CXIB_WQE_AV_EXT				2, 31, 31, struct cxib_wqe_av
+#define CXIB_WQE_AV_DQPN			2, 23, 0, struct cxib_wqe_av
+#define CXIB_WQE_AV_STAT_RATE			3, 31, 28, struct cxib_wqe_av
+#define CXIB_WQE_AV_SL				3, 27, 24, struct cxib_wqe_av
+#define CXIB_WQE_AV_FL				3, 23, 23, struct cxib_wqe_av	/* force loopback */
+/* source path bits */
+#define CXIB_WQE_AV_MLID			3, 22, 16, struct cxib_wqe_av
+#define CXIB_WQE_AV_RLID			3, 15, 0, struct cxib_wqe_av	/* DLID */
+#define CXIB_WQE_AV_TCLASS			6, 15, 8, struct cxib_wqe_av
+#define CXIB_WQE_AV_HOP_LIMIT			6, 7, 0, struct cxib_wqe_av
+#define CXIB_WQE_AV_GRH				7, 30, 30, struct cxib_wqe_av
+#define CXIB_WQE_AV_SGID_INDEX			7, 27, 20, struct cxib_wqe_av
+#define CXIB_WQE_AV_FLOW_LABEL			7, 19, 0, struct cxib_wqe_av
 #define CXIB_WQE_AV_RGID_OFFSET			32
 
 /* ---- Ethernet segment (UD QPs with ulp_stateless_offload_mode IPOIB_UD) --------------- */
@@ -228,9 +236,9 @@ struct cxib_wqe_eth_seg {
 
 CXIB_STATIC_ASSERT(sizeof(struct cxib_wqe_eth_seg) == 16);
 
-#define CXIB_WQE_ETH_CS_FLAGS			1, 31, 24
-#define CXIB_WQE_ETH_MSS			1, 15, 0
-#define CXIB_WQE_ETH_INLINE_HDR_SZ		3, 31, 16
+#define CXIB_WQE_ETH_CS_FLAGS			1, 31, 24, struct cxib_wqe_eth_seg
+#define CXIB_WQE_ETH_MSS			1, 15, 0, struct cxib_wqe_eth_seg
+#define CXIB_WQE_ETH_INLINE_HDR_SZ		3, 31, 16, struct cxib_wqe_eth_seg
 #define CXIB_WQE_ETH_INLINE_HDR_OFFSET		14	/* first header byte in the segment */
 
 /* cs_flags */
@@ -258,11 +266,11 @@ struct cxib_wqe_umr_ctrl_seg {
 
 CXIB_STATIC_ASSERT(sizeof(struct cxib_wqe_umr_ctrl_seg) == 48);
 
-#define CXIB_WQE_UMR_FLAGS			0, 31, 24
-#define CXIB_WQE_UMR_XLT_OCTOWORDS		1, 31, 16
-#define CXIB_WQE_UMR_XLT_OFFSET			1, 15, 0
+#define CXIB_WQE_UMR_FLAGS			0, 31, 24, struct cxib_wqe_umr_ctrl_seg
+#define CXIB_WQE_UMR_XLT_OCTOWORDS		1, 31, 16, struct cxib_wqe_umr_ctrl_seg
+#define CXIB_WQE_UMR_XLT_OFFSET			1, 15, 0, struct cxib_wqe_umr_ctrl_seg
 #define CXIB_WQE_UMR_MKEY_MASK			2, 63, 0
-#define CXIB_WQE_UMR_XLT_OFFSET_47_16		4, 31, 0
+#define CXIB_WQE_UMR_XLT_OFFSET_47_16		4, 31, 0, struct cxib_wqe_umr_ctrl_seg
 
 /*
  * UMR flags.  TRANSLATION_OFFSET_EN: xlt_offset (in octowords of the translation table, two
@@ -316,26 +324,27 @@ struct cxib_wqe_mkey_seg {
 
 CXIB_STATIC_ASSERT(sizeof(struct cxib_wqe_mkey_seg) == 64);
 
-#define CXIB_WQE_MKEY_STATUS			0, 31, 24
-#define CXIB_WQE_MKEY_FREE			0, 30, 30	/* status bit 6 */
-#define CXIB_WQE_MKEY_FLAGS			0, 15, 8
-#define CXIB_WQE_MKEY_UMR_EN			0, 15, 15
-#define CXIB_WQE_MKEY_A				0, 14, 14
-#define CXIB_WQE_MKEY_RW			0, 13, 13
-#define CXIB_WQE_MKEY_RR			0, 12, 12
-#define CXIB_WQE_MKEY_LW			0, 11, 11
-#define CXIB_WQE_MKEY_LR			0, 10, 10
-#define CXIB_WQE_MKEY_ACCESS_MODE		0, 9, 8
-#define CXIB_WQE_MKEY_QPN			1, 31, 8
-#define CXIB_WQE_MKEY_MKEY_7_0			1, 7, 0
-#define CXIB_WQE_MKEY_LENGTH64			3, 31, 31
-#define CXIB_WQE_MKEY_EN_RINVAL			3, 24, 24
-#define CXIB_WQE_MKEY_PD			3, 23, 0
+#define CXIB_WQE_MKEY_STATUS			0, 31, 24, struct cxib_wqe_mkey_seg
+/* status bit 6 */
+#define CXIB_WQE_MKEY_FREE			0, 30, 30, struct cxib_wqe_mkey_seg
+#define CXIB_WQE_MKEY_FLAGS			0, 15, 8, struct cxib_wqe_mkey_seg
+#define CXIB_WQE_MKEY_UMR_EN			0, 15, 15, struct cxib_wqe_mkey_seg
+#define CXIB_WQE_MKEY_A				0, 14, 14, struct cxib_wqe_mkey_seg
+#define CXIB_WQE_MKEY_RW			0, 13, 13, struct cxib_wqe_mkey_seg
+#define CXIB_WQE_MKEY_RR			0, 12, 12, struct cxib_wqe_mkey_seg
+#define CXIB_WQE_MKEY_LW			0, 11, 11, struct cxib_wqe_mkey_seg
+#define CXIB_WQE_MKEY_LR			0, 10, 10, struct cxib_wqe_mkey_seg
+#define CXIB_WQE_MKEY_ACCESS_MODE		0, 9, 8, struct cxib_wqe_mkey_seg
+#define CXIB_WQE_MKEY_QPN			1, 31, 8, struct cxib_wqe_mkey_seg
+#define CXIB_WQE_MKEY_MKEY_7_0			1, 7, 0, struct cxib_wqe_mkey_seg
+#define CXIB_WQE_MKEY_LENGTH64			3, 31, 31, struct cxib_wqe_mkey_seg
+#define CXIB_WQE_MKEY_EN_RINVAL			3, 24, 24, struct cxib_wqe_mkey_seg
+#define CXIB_WQE_MKEY_PD			3, 23, 0, struct cxib_wqe_mkey_seg
 #define CXIB_WQE_MKEY_START_ADDR		4, 63, 0
 #define CXIB_WQE_MKEY_LEN			6, 63, 0
-#define CXIB_WQE_MKEY_BSFS_OCTO_SIZE		8, 31, 0
-#define CXIB_WQE_MKEY_XLT_OCT_SIZE		13, 31, 0
-#define CXIB_WQE_MKEY_LOG2_PAGE_SIZE		14, 5, 0
+#define CXIB_WQE_MKEY_BSFS_OCTO_SIZE		8, 31, 0, struct cxib_wqe_mkey_seg
+#define CXIB_WQE_MKEY_XLT_OCT_SIZE		13, 31, 0, struct cxib_wqe_mkey_seg
+#define CXIB_WQE_MKEY_LOG2_PAGE_SIZE		14, 5, 0, struct cxib_wqe_mkey_seg
 
 /* ---- Receive WQEs ---------------------------------------------------------------------- */
 
@@ -349,8 +358,8 @@ struct cxib_wqe_srq_next_seg {
 
 CXIB_STATIC_ASSERT(sizeof(struct cxib_wqe_srq_next_seg) == 16);
 
-#define CXIB_WQE_SRQ_NEXT_NEXT_WQE_INDEX	0, 15, 0
-#define CXIB_WQE_SRQ_NEXT_SIGNATURE		1, 31, 24
+#define CXIB_WQE_SRQ_NEXT_NEXT_WQE_INDEX	0, 15, 0, struct cxib_wqe_srq_next_seg
+#define CXIB_WQE_SRQ_NEXT_SIGNATURE		1, 31, 24, struct cxib_wqe_srq_next_seg
 
 /* ---- CQE (64 B; in a 128-byte slot it is the second half) ------------------------------ */
 

@@ -15,7 +15,7 @@ import unittest
 
 TOP = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 CFLAGS = ["-std=c11", "-Wall", "-Wextra", "-Werror", "-I" + os.path.join(TOP, "include")]
-HEAD = "#include <cxib/wqe.h>\n#include <cxib/eq.h>\n"
+HEAD = "#include <cxib/wqe.h>\n#include <cxib/eq.h>\n#include <cxib/verbs.h>\n"
 REFUSED = "__cxib_field_of_another_structure"
 
 
@@ -46,6 +46,13 @@ unsigned int g(const struct cxib_eqe *eqe)
 	return CXIB_GET(eqe, CXIB_CQE_QPN);
 }
 """
+BAD_OTHERS = [  # (pointer type, field of another structure)
+    ("struct cxib_cqe64", "CXIB_EQE_EVENT_TYPE"),
+    ("struct cxib_cqc", "CXIB_QPC_MTU"),
+    ("struct cxib_qpc", "CXIB_SRQC_LOG_SRQ_SIZE"),
+    ("struct cxib_mkc", "CXIB_CQC_LOG_CQ_SIZE"),
+    ("struct cxib_wqe_data_seg", "CXIB_WQE_CTRL_OPCODE"),
+]
 BAD_SET = """
 void h(struct cxib_eqe *eqe);
 void h(struct cxib_eqe *eqe)
@@ -71,6 +78,14 @@ class FieldOfAnotherStructure(unittest.TestCase):
         r = compile_c(BAD_SET, CC)
         self.assertNotEqual(r.returncode, 0)
         self.assertIn(REFUSED, r.stderr)
+
+    def test_every_tagged_structure_refuses_the_fields_of_another(self):
+        for ptype, field in BAD_OTHERS:
+            body = (f"unsigned int k(const {ptype} *x);\n"
+                    f"unsigned int k(const {ptype} *x) {{ return CXIB_GET(x, {field}); }}\n")
+            r = compile_c(body, CC)
+            self.assertNotEqual(r.returncode, 0, f"{field} through {ptype} compiled")
+            self.assertIn(REFUSED, r.stderr)
 
     @unittest.skipIf(shutil.which("sparse") is None, "sparse is not installed")
     def test_sparse_accepts_the_check_and_refuses_the_wrong_structure(self):
