@@ -39,7 +39,7 @@ struct cxfw_cap_field {
 	const char *name;
 };
 
-#define CAPF(f, r)	{ CXIB_HCA_CAP_##f, CXFW_CAP_##r, #f }
+#define CAPF(f, r)	{ CXIB_FIELD_POS(CXIB_HCA_CAP_##f), CXFW_CAP_##r, #f }
 
 static const struct cxfw_cap_field cxfw_writable_caps[] = {
 	CAPF(PKEY_TABLE_SIZE, LE_MAX),

@@ -197,14 +197,14 @@ TEST(set_hca_cap_rejects_what_it_cannot_honour)
 	static const struct {
 		unsigned int dw, hi, lo, v;
 	} bad[] = {
-		{ CXIB_HCA_CAP_LOG_MAX_QP, 19 },	/* > max */
-		{ CXIB_HCA_CAP_LOG_MAX_QP, 0 },
-		{ CXIB_HCA_CAP_PKEY_TABLE_SIZE, 1 },	/* 256 P_Keys */
-		{ CXIB_HCA_CAP_CMDIF_CHECKSUM, 1 },
-		{ CXIB_HCA_CAP_LOG_UAR_PAGE_SZ, 4 },	/* 64 KiB UAR pages */
-		{ CXIB_HCA_CAP_UAR_4K, 1 },
-		{ CXIB_HCA_CAP_ROCE, 1 },
-		{ CXIB_HCA_CAP_DCT, 1 },
+		{ CXIB_FIELD_POS(CXIB_HCA_CAP_LOG_MAX_QP), 19 },	/* > max */
+		{ CXIB_FIELD_POS(CXIB_HCA_CAP_LOG_MAX_QP), 0 },
+		{ CXIB_FIELD_POS(CXIB_HCA_CAP_PKEY_TABLE_SIZE), 1 },	/* 256 P_Keys */
+		{ CXIB_FIELD_POS(CXIB_HCA_CAP_CMDIF_CHECKSUM), 1 },
+		{ CXIB_FIELD_POS(CXIB_HCA_CAP_LOG_UAR_PAGE_SZ), 4 },	/* 64 KiB UAR pages */
+		{ CXIB_FIELD_POS(CXIB_HCA_CAP_UAR_4K), 1 },
+		{ CXIB_FIELD_POS(CXIB_HCA_CAP_ROCE), 1 },
+		{ CXIB_FIELD_POS(CXIB_HCA_CAP_DCT), 1 },
 	};
 	struct cxib_hca_cap c, orig;
 	unsigned int i;

@@ -75,8 +75,9 @@ static inline __be64 cxib_host_to_be64(__u64 v)
  * says which structure it holds.  The other accessors accept the tag and ignore it; 64-bit
  * fields are not tagged (yet).  Tagged so far: every structure that has a C type in
  * include/cxib: the CQE and the send WQE's segments (wqe.h), the EQE and EQC (eq.h), the
- * CQC, MKC, QPC and SRQC (verbs.h).  Command layouts have no type: their fields stay
- * untagged, and so do fields read from buffers that hold one of several layouts.
+ * CQC, MKC, QPC and SRQC (verbs.h), the HCA capabilities, the HCA vport context and the
+ * command queue entry (cmd.h).  Command layouts have no type: their fields stay untagged,
+ * and so do fields read from buffers that hold one of several layouts.
  */
 #define __CXIB_RAW(p)							\
 	(__builtin_types_compatible_p(__typeof__(*(p)), void) ||	\

@@ -54,24 +54,27 @@ struct cxib_cmd_queue_entry {
 CXIB_STATIC_ASSERT(sizeof(struct cxib_cmd_queue_entry) == 64);
 
 #define CXIB_CMD_ENTRY_SIZE			64
-#define CXIB_CMD_ENTRY_TYPE			0, 31, 24
-#define CXIB_CMD_ENTRY_RESERVED_AT_8		0, 23, 0
-#define CXIB_CMD_ENTRY_INPUT_LENGTH		1, 31, 0
-#define CXIB_CMD_ENTRY_INPUT_MAILBOX_PTR_H	2, 31, 0
-#define CXIB_CMD_ENTRY_INPUT_MAILBOX_PTR_L	3, 31, 9	/* pointer[31:9] */
-#define CXIB_CMD_ENTRY_RESERVED_AT_77		3, 8, 0		/* pointer[8:0] */
+#define CXIB_CMD_ENTRY_TYPE			0, 31, 24, struct cxib_cmd_queue_entry
+#define CXIB_CMD_ENTRY_RESERVED_AT_8		0, 23, 0, struct cxib_cmd_queue_entry
+#define CXIB_CMD_ENTRY_INPUT_LENGTH		1, 31, 0, struct cxib_cmd_queue_entry
+#define CXIB_CMD_ENTRY_INPUT_MAILBOX_PTR_H	2, 31, 0, struct cxib_cmd_queue_entry
+/* pointer[31:9] */
+#define CXIB_CMD_ENTRY_INPUT_MAILBOX_PTR_L	3, 31, 9, struct cxib_cmd_queue_entry
+/* pointer[8:0] */
+#define CXIB_CMD_ENTRY_RESERVED_AT_77		3, 8, 0, struct cxib_cmd_queue_entry
 #define CXIB_CMD_ENTRY_IN_INLINE_OFFSET		0x10	/* command_input_inline_data */
 #define CXIB_CMD_ENTRY_OUT_INLINE_OFFSET	0x20	/* command_output_inline_data */
 #define CXIB_CMD_INLINE_LEN			16
-#define CXIB_CMD_ENTRY_OUTPUT_MAILBOX_PTR_H	12, 31, 0
-#define CXIB_CMD_ENTRY_OUTPUT_MAILBOX_PTR_L	13, 31, 9
-#define CXIB_CMD_ENTRY_RESERVED_AT_1B7		13, 8, 0
-#define CXIB_CMD_ENTRY_OUTPUT_LENGTH		14, 31, 0
-#define CXIB_CMD_ENTRY_TOKEN			15, 31, 24
-#define CXIB_CMD_ENTRY_SIGNATURE		15, 23, 16
-#define CXIB_CMD_ENTRY_RESERVED_AT_1F0		15, 15, 8
-#define CXIB_CMD_ENTRY_STATUS			15, 7, 1	/* delivery status */
-#define CXIB_CMD_ENTRY_OWNERSHIP		15, 0, 0
+#define CXIB_CMD_ENTRY_OUTPUT_MAILBOX_PTR_H	12, 31, 0, struct cxib_cmd_queue_entry
+#define CXIB_CMD_ENTRY_OUTPUT_MAILBOX_PTR_L	13, 31, 9, struct cxib_cmd_queue_entry
+#define CXIB_CMD_ENTRY_RESERVED_AT_1B7		13, 8, 0, struct cxib_cmd_queue_entry
+#define CXIB_CMD_ENTRY_OUTPUT_LENGTH		14, 31, 0, struct cxib_cmd_queue_entry
+#define CXIB_CMD_ENTRY_TOKEN			15, 31, 24, struct cxib_cmd_queue_entry
+#define CXIB_CMD_ENTRY_SIGNATURE		15, 23, 16, struct cxib_cmd_queue_entry
+#define CXIB_CMD_ENTRY_RESERVED_AT_1F0		15, 15, 8, struct cxib_cmd_queue_entry
+/* delivery status */
+#define CXIB_CMD_ENTRY_STATUS			15, 7, 1, struct cxib_cmd_queue_entry
+#define CXIB_CMD_ENTRY_OWNERSHIP		15, 0, 0, struct cxib_cmd_queue_entry
 
 /* type: the only transport the device speaks. */
 #define CXIB_CMD_TYPE_PCIE			0x07
@@ -430,62 +433,63 @@ struct cxib_hca_cap {
 
 CXIB_STATIC_ASSERT(sizeof(struct cxib_hca_cap) == CXIB_HCA_CAP_SIZE);
 
-#define CXIB_HCA_CAP_PAGE_REQUEST_DISABLE	0, 25, 25
-#define CXIB_HCA_CAP_HCA_CAP_2			1, 31, 31
-#define CXIB_HCA_CAP_DTOR			1, 29, 29
-#define CXIB_HCA_CAP_VHCA_ID			1, 15, 0
-#define CXIB_HCA_CAP_LOG_MAX_SRQ_SZ		4, 31, 24
-#define CXIB_HCA_CAP_LOG_MAX_QP_SZ		4, 23, 16
-#define CXIB_HCA_CAP_EVENT_CAP			4, 15, 15
-#define CXIB_HCA_CAP_LOG_MAX_QP			4, 4, 0
-#define CXIB_HCA_CAP_LOG_MAX_SRQ		5, 20, 16
-#define CXIB_HCA_CAP_LOG_MAX_CQ_SZ		6, 23, 16
-#define CXIB_HCA_CAP_LOG_MAX_CQ			6, 4, 0
-#define CXIB_HCA_CAP_LOG_MAX_EQ_SZ		7, 31, 24
-#define CXIB_HCA_CAP_RELAXED_ORDERING_WRITE	7, 23, 23
-#define CXIB_HCA_CAP_LOG_MAX_MKEY		7, 21, 16
-#define CXIB_HCA_CAP_TERMINATE_SCATTER_LIST_MKEY	7, 9, 9
-#define CXIB_HCA_CAP_DUMP_FILL_MKEY		7, 7, 7
-#define CXIB_HCA_CAP_FAST_TEARDOWN		7, 4, 4
-#define CXIB_HCA_CAP_LOG_MAX_EQ			7, 3, 0
-#define CXIB_HCA_CAP_MAX_INDIRECTION		8, 31, 24
-#define CXIB_HCA_CAP_LOG_MAX_MRW_SZ		8, 22, 16
-#define CXIB_HCA_CAP_FORCE_TEARDOWN		8, 15, 15
-#define CXIB_HCA_CAP_UMR_EXTENDED_TRANSLATION_OFFSET	8, 7, 7
-#define CXIB_HCA_CAP_NULL_MKEY			8, 6, 6
-#define CXIB_HCA_CAP_LOG_MAX_KLM_LIST_SIZE	8, 5, 0
-#define CXIB_HCA_CAP_RELEASE_ALL_PAGES		10, 26, 26
-#define CXIB_HCA_CAP_LOG_MAX_RA_REQ_QP		10, 21, 16
-#define CXIB_HCA_CAP_LOG_MAX_RA_RES_QP		10, 5, 0
-#define CXIB_HCA_CAP_END_PAD			11, 31, 31
-#define CXIB_HCA_CAP_CACHE_LINE_128BYTE		11, 27, 27
-#define CXIB_HCA_CAP_QCAM_REG			11, 16, 16
-#define CXIB_HCA_CAP_GID_TABLE_SIZE		11, 15, 0	/* 8 << n GIDs */
-#define CXIB_HCA_CAP_OUT_OF_SEQ_CNT		12, 31, 31
-#define CXIB_HCA_CAP_VPORT_COUNTERS		12, 30, 30
-#define CXIB_HCA_CAP_RETRANSMISSION_Q_COUNTERS	12, 29, 29
-#define CXIB_HCA_CAP_DEBUG			12, 28, 28
-#define CXIB_HCA_CAP_MAX_QP_CNT			12, 25, 16
-#define CXIB_HCA_CAP_PKEY_TABLE_SIZE		12, 15, 0	/* 128 << n P_Keys */
-#define CXIB_HCA_CAP_VPORT_GROUP_MANAGER	13, 31, 31
-#define CXIB_HCA_CAP_IB_VIRT			13, 29, 29
-#define CXIB_HCA_CAP_ETH_VIRT			13, 28, 28
-#define CXIB_HCA_CAP_NIC_FLOW_TABLE		13, 25, 25
-#define CXIB_HCA_CAP_ESWITCH_MANAGER		13, 24, 24
-#define CXIB_HCA_CAP_DEVICE_MEMORY		13, 23, 23
-#define CXIB_HCA_CAP_MCAM_REG			13, 22, 22
-#define CXIB_HCA_CAP_PCAM_REG			13, 21, 21
-#define CXIB_HCA_CAP_LOCAL_CA_ACK_DELAY		13, 20, 16
-#define CXIB_HCA_CAP_PORT_MODULE_EVENT		13, 15, 15
-#define CXIB_HCA_CAP_PORT_TYPE			13, 9, 8
-#define CXIB_HCA_CAP_NUM_PORTS			13, 7, 0
-#define CXIB_HCA_CAP_LOG_MAX_MSG		14, 28, 24
-#define CXIB_HCA_CAP_MAX_TC			14, 19, 16
-#define CXIB_HCA_CAP_TEMP_WARN_EVENT		14, 15, 15
-#define CXIB_HCA_CAP_GENERAL_NOTIFICATION_EVENT	14, 13, 13
-#define CXIB_HCA_CAP_FPGA			14, 10, 10
-#define CXIB_HCA_CAP_STAT_RATE_SUPPORT		15, 31, 16
-#define CXIB_HCA_CAP_CQE_VERSION		15, 3, 0
+#define CXIB_HCA_CAP_PAGE_REQUEST_DISABLE	0, 25, 25, struct cxib_hca_cap
+#define CXIB_HCA_CAP_HCA_CAP_2			1, 31, 31, struct cxib_hca_cap
+#define CXIB_HCA_CAP_DTOR			1, 29, 29, struct cxib_hca_cap
+#define CXIB_HCA_CAP_VHCA_ID			1, 15, 0, struct cxib_hca_cap
+#define CXIB_HCA_CAP_LOG_MAX_SRQ_SZ		4, 31, 24, struct cxib_hca_cap
+#define CXIB_HCA_CAP_LOG_MAX_QP_SZ		4, 23, 16, struct cxib_hca_cap
+#define CXIB_HCA_CAP_EVENT_CAP			4, 15, 15, struct cxib_hca_cap
+#define CXIB_HCA_CAP_LOG_MAX_QP			4, 4, 0, struct cxib_hca_cap
+#define CXIB_HCA_CAP_LOG_MAX_SRQ		5, 20, 16, struct cxib_hca_cap
+#define CXIB_HCA_CAP_LOG_MAX_CQ_SZ		6, 23, 16, struct cxib_hca_cap
+#define CXIB_HCA_CAP_LOG_MAX_CQ			6, 4, 0, struct cxib_hca_cap
+#define CXIB_HCA_CAP_LOG_MAX_EQ_SZ		7, 31, 24, struct cxib_hca_cap
+#define CXIB_HCA_CAP_RELAXED_ORDERING_WRITE	7, 23, 23, struct cxib_hca_cap
+#define CXIB_HCA_CAP_LOG_MAX_MKEY		7, 21, 16, struct cxib_hca_cap
+#define CXIB_HCA_CAP_TERMINATE_SCATTER_LIST_MKEY	7, 9, 9, struct cxib_hca_cap
+#define CXIB_HCA_CAP_DUMP_FILL_MKEY		7, 7, 7, struct cxib_hca_cap
+#define CXIB_HCA_CAP_FAST_TEARDOWN		7, 4, 4, struct cxib_hca_cap
+#define CXIB_HCA_CAP_LOG_MAX_EQ			7, 3, 0, struct cxib_hca_cap
+#define CXIB_HCA_CAP_MAX_INDIRECTION		8, 31, 24, struct cxib_hca_cap
+#define CXIB_HCA_CAP_LOG_MAX_MRW_SZ		8, 22, 16, struct cxib_hca_cap
+#define CXIB_HCA_CAP_FORCE_TEARDOWN		8, 15, 15, struct cxib_hca_cap
+#define CXIB_HCA_CAP_UMR_EXTENDED_TRANSLATION_OFFSET	8, 7, 7, struct cxib_hca_cap
+#define CXIB_HCA_CAP_NULL_MKEY			8, 6, 6, struct cxib_hca_cap
+#define CXIB_HCA_CAP_LOG_MAX_KLM_LIST_SIZE	8, 5, 0, struct cxib_hca_cap
+#define CXIB_HCA_CAP_RELEASE_ALL_PAGES		10, 26, 26, struct cxib_hca_cap
+#define CXIB_HCA_CAP_LOG_MAX_RA_REQ_QP		10, 21, 16, struct cxib_hca_cap
+#define CXIB_HCA_CAP_LOG_MAX_RA_RES_QP		10, 5, 0, struct cxib_hca_cap
+#define CXIB_HCA_CAP_END_PAD			11, 31, 31, struct cxib_hca_cap
+#define CXIB_HCA_CAP_CACHE_LINE_128BYTE		11, 27, 27, struct cxib_hca_cap
+#define CXIB_HCA_CAP_QCAM_REG			11, 16, 16, struct cxib_hca_cap
+#define CXIB_HCA_CAP_GID_TABLE_SIZE		11, 15, 0, struct cxib_hca_cap	/* 8 << n GIDs */
+#define CXIB_HCA_CAP_OUT_OF_SEQ_CNT		12, 31, 31, struct cxib_hca_cap
+#define CXIB_HCA_CAP_VPORT_COUNTERS		12, 30, 30, struct cxib_hca_cap
+#define CXIB_HCA_CAP_RETRANSMISSION_Q_COUNTERS	12, 29, 29, struct cxib_hca_cap
+#define CXIB_HCA_CAP_DEBUG			12, 28, 28, struct cxib_hca_cap
+#define CXIB_HCA_CAP_MAX_QP_CNT			12, 25, 16, struct cxib_hca_cap
+/* 128 << n P_Keys */
+#define CXIB_HCA_CAP_PKEY_TABLE_SIZE		12, 15, 0, struct cxib_hca_cap
+#define CXIB_HCA_CAP_VPORT_GROUP_MANAGER	13, 31, 31, struct cxib_hca_cap
+#define CXIB_HCA_CAP_IB_VIRT			13, 29, 29, struct cxib_hca_cap
+#define CXIB_HCA_CAP_ETH_VIRT			13, 28, 28, struct cxib_hca_cap
+#define CXIB_HCA_CAP_NIC_FLOW_TABLE		13, 25, 25, struct cxib_hca_cap
+#define CXIB_HCA_CAP_ESWITCH_MANAGER		13, 24, 24, struct cxib_hca_cap
+#define CXIB_HCA_CAP_DEVICE_MEMORY		13, 23, 23, struct cxib_hca_cap
+#define CXIB_HCA_CAP_MCAM_REG			13, 22, 22, struct cxib_hca_cap
+#define CXIB_HCA_CAP_PCAM_REG			13, 21, 21, struct cxib_hca_cap
+#define CXIB_HCA_CAP_LOCAL_CA_ACK_DELAY		13, 20, 16, struct cxib_hca_cap
+#define CXIB_HCA_CAP_PORT_MODULE_EVENT		13, 15, 15, struct cxib_hca_cap
+#define CXIB_HCA_CAP_PORT_TYPE			13, 9, 8, struct cxib_hca_cap
+#define CXIB_HCA_CAP_NUM_PORTS			13, 7, 0, struct cxib_hca_cap
+#define CXIB_HCA_CAP_LOG_MAX_MSG		14, 28, 24, struct cxib_hca_cap
+#define CXIB_HCA_CAP_MAX_TC			14, 19, 16, struct cxib_hca_cap
+#define CXIB_HCA_CAP_TEMP_WARN_EVENT		14, 15, 15, struct cxib_hca_cap
+#define CXIB_HCA_CAP_GENERAL_NOTIFICATION_EVENT	14, 13, 13, struct cxib_hca_cap
+#define CXIB_HCA_CAP_FPGA			14, 10, 10, struct cxib_hca_cap
+#define CXIB_HCA_CAP_STAT_RATE_SUPPORT		15, 31, 16, struct cxib_hca_cap
+#define CXIB_HCA_CAP_CQE_VERSION		15, 3, 0, struct cxib_hca_cap
 
 /* cqe_version: what a CQE's srqn_uidx field (dword 8, 23:0) holds */
 enum {
@@ -493,102 +497,102 @@ enum {
 	CXIB_CQE_VERSION_1			= 1,	/* the QP's user_index, every CQE */
 };
 
-#define CXIB_HCA_CAP_COMPACT_ADDRESS_VECTOR	16, 31, 31
-#define CXIB_HCA_CAP_STRIDING_RQ		16, 30, 30
-#define CXIB_HCA_CAP_IPOIB_ENHANCED_OFFLOADS	16, 28, 28
-#define CXIB_HCA_CAP_IPOIB_BASIC_OFFLOADS	16, 27, 27
-#define CXIB_HCA_CAP_UMR_MODIFY_ENTITY_SIZE_DISABLED	16, 24, 24
-#define CXIB_HCA_CAP_UMR_MODIFY_ATOMIC_DISABLED	16, 23, 23
-#define CXIB_HCA_CAP_UMR_INDIRECT_MKEY_DISABLED	16, 22, 22
-#define CXIB_HCA_CAP_UMR_FENCE			16, 21, 20
-#define CXIB_HCA_CAP_DRAIN_SIGERR		16, 16, 16
-#define CXIB_HCA_CAP_CMDIF_CHECKSUM		16, 15, 14
-#define CXIB_HCA_CAP_SIGERR_CQE			16, 13, 13
-#define CXIB_HCA_CAP_WQ_SIGNATURE		16, 11, 11
-#define CXIB_HCA_CAP_SCTR_DATA_CQE		16, 10, 10
-#define CXIB_HCA_CAP_SHO			16, 8, 8
-#define CXIB_HCA_CAP_TPH			16, 7, 7
-#define CXIB_HCA_CAP_RF				16, 6, 6
-#define CXIB_HCA_CAP_DCT			16, 5, 5
-#define CXIB_HCA_CAP_QOS			16, 4, 4
-#define CXIB_HCA_CAP_ETH_NET_OFFLOADS		16, 3, 3
-#define CXIB_HCA_CAP_ROCE			16, 2, 2
-#define CXIB_HCA_CAP_ATOMIC			16, 1, 1
-#define CXIB_HCA_CAP_CQ_OI			17, 31, 31
-#define CXIB_HCA_CAP_CQ_RESIZE			17, 30, 30
-#define CXIB_HCA_CAP_CQ_MODERATION		17, 29, 29
-#define CXIB_HCA_CAP_CQ_PERIOD_MODE_MODIFY	17, 28, 28
-#define CXIB_HCA_CAP_CQ_EQ_REMAP		17, 25, 25
-#define CXIB_HCA_CAP_PG				17, 24, 24
-#define CXIB_HCA_CAP_BLOCK_LB_MC		17, 23, 23
-#define CXIB_HCA_CAP_SCQE_BREAK_MODERATION	17, 21, 21
-#define CXIB_HCA_CAP_CQ_PERIOD_START_FROM_CQE	17, 20, 20
-#define CXIB_HCA_CAP_CD				17, 19, 19
-#define CXIB_HCA_CAP_APM			17, 17, 17
-#define CXIB_HCA_CAP_VECTOR_CALC		17, 16, 16
-#define CXIB_HCA_CAP_UMR_PTR_RLKY		17, 15, 15
-#define CXIB_HCA_CAP_IMAICL			17, 14, 14
-#define CXIB_HCA_CAP_QKV			17, 9, 9
-#define CXIB_HCA_CAP_PKV			17, 8, 8
-#define CXIB_HCA_CAP_SET_DETH_SQPN		17, 7, 7
-#define CXIB_HCA_CAP_XRC			17, 3, 3
-#define CXIB_HCA_CAP_UD				17, 2, 2
-#define CXIB_HCA_CAP_UC				17, 1, 1
-#define CXIB_HCA_CAP_RC				17, 0, 0
-#define CXIB_HCA_CAP_UAR_4K			18, 31, 31
-#define CXIB_HCA_CAP_UAR_SZ			18, 21, 16
-#define CXIB_HCA_CAP_PORT_SELECTION_CAP		18, 15, 15
-#define CXIB_HCA_CAP_LOG_PG_SZ			18, 7, 0
-#define CXIB_HCA_CAP_BF				19, 31, 31
-#define CXIB_HCA_CAP_DRIVER_VERSION		19, 30, 30
-#define CXIB_HCA_CAP_PAD_TX_ETH_PACKET		19, 29, 29
-#define CXIB_HCA_CAP_MKEY_BY_NAME		19, 25, 25
-#define CXIB_HCA_CAP_LOG_BF_REG_SIZE		19, 20, 16
-#define CXIB_HCA_CAP_LAG_MASTER			19, 4, 4
-#define CXIB_HCA_CAP_NUM_LAG_PORTS		19, 3, 0
-#define CXIB_HCA_CAP_MAX_WQE_SZ_SQ		20, 15, 0
-#define CXIB_HCA_CAP_SHAMPO			21, 20, 20
-#define CXIB_HCA_CAP_MAX_WQE_SZ_RQ		21, 15, 0
-#define CXIB_HCA_CAP_MAX_WQE_SZ_SQ_DC		22, 15, 0
-#define CXIB_HCA_CAP_MAX_QP_MCG			23, 24, 0
-#define CXIB_HCA_CAP_LOG_MAX_MCG		24, 7, 0
-#define CXIB_HCA_CAP_LOG_MAX_TRANSPORT_DOMAIN	25, 28, 24
-#define CXIB_HCA_CAP_RELAXED_ORDERING_READ	25, 21, 21
-#define CXIB_HCA_CAP_LOG_MAX_PD			25, 20, 16
-#define CXIB_HCA_CAP_LOG_MAX_XRCD		25, 4, 0
-#define CXIB_HCA_CAP_LOG_MAX_RQ			27, 28, 24
-#define CXIB_HCA_CAP_LOG_MAX_SQ			27, 20, 16
-#define CXIB_HCA_CAP_LOG_MAX_TIR		27, 12, 8
-#define CXIB_HCA_CAP_LOG_MAX_TIS		27, 4, 0
-#define CXIB_HCA_CAP_BASIC_CYCLIC_RCV_WQE	28, 31, 31
-#define CXIB_HCA_CAP_LOG_MAX_RMP		28, 28, 24
-#define CXIB_HCA_CAP_ROCE_RW_SUPPORTED		29, 30, 30
-#define CXIB_HCA_CAP_LOG_MAX_WQ_SZ		30, 4, 0
-#define CXIB_HCA_CAP_NIC_VPORT_CHANGE_EVENT	31, 31, 31
-#define CXIB_HCA_CAP_VHCA_STATE			31, 21, 21
+#define CXIB_HCA_CAP_COMPACT_ADDRESS_VECTOR	16, 31, 31, struct cxib_hca_cap
+#define CXIB_HCA_CAP_STRIDING_RQ		16, 30, 30, struct cxib_hca_cap
+#define CXIB_HCA_CAP_IPOIB_ENHANCED_OFFLOADS	16, 28, 28, struct cxib_hca_cap
+#define CXIB_HCA_CAP_IPOIB_BASIC_OFFLOADS	16, 27, 27, struct cxib_hca_cap
+#define CXIB_HCA_CAP_UMR_MODIFY_ENTITY_SIZE_DISABLED	16, 24, 24, struct cxib_hca_cap
+#define CXIB_HCA_CAP_UMR_MODIFY_ATOMIC_DISABLED	16, 23, 23, struct cxib_hca_cap
+#define CXIB_HCA_CAP_UMR_INDIRECT_MKEY_DISABLED	16, 22, 22, struct cxib_hca_cap
+#define CXIB_HCA_CAP_UMR_FENCE			16, 21, 20, struct cxib_hca_cap
+#define CXIB_HCA_CAP_DRAIN_SIGERR		16, 16, 16, struct cxib_hca_cap
+#define CXIB_HCA_CAP_CMDIF_CHECKSUM		16, 15, 14, struct cxib_hca_cap
+#define CXIB_HCA_CAP_SIGERR_CQE			16, 13, 13, struct cxib_hca_cap
+#define CXIB_HCA_CAP_WQ_SIGNATURE		16, 11, 11, struct cxib_hca_cap
+#define CXIB_HCA_CAP_SCTR_DATA_CQE		16, 10, 10, struct cxib_hca_cap
+#define CXIB_HCA_CAP_SHO			16, 8, 8, struct cxib_hca_cap
+#define CXIB_HCA_CAP_TPH			16, 7, 7, struct cxib_hca_cap
+#define CXIB_HCA_CAP_RF				16, 6, 6, struct cxib_hca_cap
+#define CXIB_HCA_CAP_DCT			16, 5, 5, struct cxib_hca_cap
+#define CXIB_HCA_CAP_QOS			16, 4, 4, struct cxib_hca_cap
+#define CXIB_HCA_CAP_ETH_NET_OFFLOADS		16, 3, 3, struct cxib_hca_cap
+#define CXIB_HCA_CAP_ROCE			16, 2, 2, struct cxib_hca_cap
+#define CXIB_HCA_CAP_ATOMIC			16, 1, 1, struct cxib_hca_cap
+#define CXIB_HCA_CAP_CQ_OI			17, 31, 31, struct cxib_hca_cap
+#define CXIB_HCA_CAP_CQ_RESIZE			17, 30, 30, struct cxib_hca_cap
+#define CXIB_HCA_CAP_CQ_MODERATION		17, 29, 29, struct cxib_hca_cap
+#define CXIB_HCA_CAP_CQ_PERIOD_MODE_MODIFY	17, 28, 28, struct cxib_hca_cap
+#define CXIB_HCA_CAP_CQ_EQ_REMAP		17, 25, 25, struct cxib_hca_cap
+#define CXIB_HCA_CAP_PG				17, 24, 24, struct cxib_hca_cap
+#define CXIB_HCA_CAP_BLOCK_LB_MC		17, 23, 23, struct cxib_hca_cap
+#define CXIB_HCA_CAP_SCQE_BREAK_MODERATION	17, 21, 21, struct cxib_hca_cap
+#define CXIB_HCA_CAP_CQ_PERIOD_START_FROM_CQE	17, 20, 20, struct cxib_hca_cap
+#define CXIB_HCA_CAP_CD				17, 19, 19, struct cxib_hca_cap
+#define CXIB_HCA_CAP_APM			17, 17, 17, struct cxib_hca_cap
+#define CXIB_HCA_CAP_VECTOR_CALC		17, 16, 16, struct cxib_hca_cap
+#define CXIB_HCA_CAP_UMR_PTR_RLKY		17, 15, 15, struct cxib_hca_cap
+#define CXIB_HCA_CAP_IMAICL			17, 14, 14, struct cxib_hca_cap
+#define CXIB_HCA_CAP_QKV			17, 9, 9, struct cxib_hca_cap
+#define CXIB_HCA_CAP_PKV			17, 8, 8, struct cxib_hca_cap
+#define CXIB_HCA_CAP_SET_DETH_SQPN		17, 7, 7, struct cxib_hca_cap
+#define CXIB_HCA_CAP_XRC			17, 3, 3, struct cxib_hca_cap
+#define CXIB_HCA_CAP_UD				17, 2, 2, struct cxib_hca_cap
+#define CXIB_HCA_CAP_UC				17, 1, 1, struct cxib_hca_cap
+#define CXIB_HCA_CAP_RC				17, 0, 0, struct cxib_hca_cap
+#define CXIB_HCA_CAP_UAR_4K			18, 31, 31, struct cxib_hca_cap
+#define CXIB_HCA_CAP_UAR_SZ			18, 21, 16, struct cxib_hca_cap
+#define CXIB_HCA_CAP_PORT_SELECTION_CAP		18, 15, 15, struct cxib_hca_cap
+#define CXIB_HCA_CAP_LOG_PG_SZ			18, 7, 0, struct cxib_hca_cap
+#define CXIB_HCA_CAP_BF				19, 31, 31, struct cxib_hca_cap
+#define CXIB_HCA_CAP_DRIVER_VERSION		19, 30, 30, struct cxib_hca_cap
+#define CXIB_HCA_CAP_PAD_TX_ETH_PACKET		19, 29, 29, struct cxib_hca_cap
+#define CXIB_HCA_CAP_MKEY_BY_NAME		19, 25, 25, struct cxib_hca_cap
+#define CXIB_HCA_CAP_LOG_BF_REG_SIZE		19, 20, 16, struct cxib_hca_cap
+#define CXIB_HCA_CAP_LAG_MASTER			19, 4, 4, struct cxib_hca_cap
+#define CXIB_HCA_CAP_NUM_LAG_PORTS		19, 3, 0, struct cxib_hca_cap
+#define CXIB_HCA_CAP_MAX_WQE_SZ_SQ		20, 15, 0, struct cxib_hca_cap
+#define CXIB_HCA_CAP_SHAMPO			21, 20, 20, struct cxib_hca_cap
+#define CXIB_HCA_CAP_MAX_WQE_SZ_RQ		21, 15, 0, struct cxib_hca_cap
+#define CXIB_HCA_CAP_MAX_WQE_SZ_SQ_DC		22, 15, 0, struct cxib_hca_cap
+#define CXIB_HCA_CAP_MAX_QP_MCG			23, 24, 0, struct cxib_hca_cap
+#define CXIB_HCA_CAP_LOG_MAX_MCG		24, 7, 0, struct cxib_hca_cap
+#define CXIB_HCA_CAP_LOG_MAX_TRANSPORT_DOMAIN	25, 28, 24, struct cxib_hca_cap
+#define CXIB_HCA_CAP_RELAXED_ORDERING_READ	25, 21, 21, struct cxib_hca_cap
+#define CXIB_HCA_CAP_LOG_MAX_PD			25, 20, 16, struct cxib_hca_cap
+#define CXIB_HCA_CAP_LOG_MAX_XRCD		25, 4, 0, struct cxib_hca_cap
+#define CXIB_HCA_CAP_LOG_MAX_RQ			27, 28, 24, struct cxib_hca_cap
+#define CXIB_HCA_CAP_LOG_MAX_SQ			27, 20, 16, struct cxib_hca_cap
+#define CXIB_HCA_CAP_LOG_MAX_TIR		27, 12, 8, struct cxib_hca_cap
+#define CXIB_HCA_CAP_LOG_MAX_TIS		27, 4, 0, struct cxib_hca_cap
+#define CXIB_HCA_CAP_BASIC_CYCLIC_RCV_WQE	28, 31, 31, struct cxib_hca_cap
+#define CXIB_HCA_CAP_LOG_MAX_RMP		28, 28, 24, struct cxib_hca_cap
+#define CXIB_HCA_CAP_ROCE_RW_SUPPORTED		29, 30, 30, struct cxib_hca_cap
+#define CXIB_HCA_CAP_LOG_MAX_WQ_SZ		30, 4, 0, struct cxib_hca_cap
+#define CXIB_HCA_CAP_NIC_VPORT_CHANGE_EVENT	31, 31, 31, struct cxib_hca_cap
+#define CXIB_HCA_CAP_VHCA_STATE			31, 21, 21, struct cxib_hca_cap
 #define CXIB_HCA_CAP_GENERAL_OBJ_TYPES		32, 63, 0	/* 64-bit */
-#define CXIB_HCA_CAP_LOG_MAX_UCTX		35, 28, 24
-#define CXIB_HCA_CAP_CRYPTO			35, 22, 22
-#define CXIB_HCA_CAP_IPSEC_OFFLOAD		35, 21, 21
-#define CXIB_HCA_CAP_MAX_NUM_EQS		35, 15, 0
-#define CXIB_HCA_CAP_TLS_TX			36, 30, 30
-#define CXIB_HCA_CAP_TLS_RX			36, 29, 29
-#define CXIB_HCA_CAP_LOG_UAR_PAGE_SZ		36, 15, 0
-#define CXIB_HCA_CAP_DEVICE_FREQUENCY_MHZ	38, 31, 0
-#define CXIB_HCA_CAP_DEVICE_FREQUENCY_KHZ	39, 31, 0
-#define CXIB_HCA_CAP_NVMF_TARGET_OFFLOAD	40, 29, 29
-#define CXIB_HCA_CAP_NUM_OF_UARS_PER_PAGE	41, 31, 0
-#define CXIB_HCA_CAP_ADV_RDMA			43, 14, 14
-#define CXIB_HCA_CAP_ADV_VIRTUALIZATION		43, 6, 6
-#define CXIB_HCA_CAP_CQE_128_ALWAYS		45, 2, 2
-#define CXIB_HCA_CAP_CQE_COMPRESSION_128	45, 1, 1
-#define CXIB_HCA_CAP_CQE_COMPRESSION		45, 0, 0
-#define CXIB_HCA_CAP_LOG_MAX_XRQ		47, 4, 0
-#define CXIB_HCA_CAP_NATIVE_PORT_NUM		48, 23, 16
-#define CXIB_HCA_CAP_NUM_VHCA_PORTS		48, 15, 8
-#define CXIB_HCA_CAP_SW_OWNER_ID		48, 1, 1
-#define CXIB_HCA_CAP_SF				52, 31, 31
-#define CXIB_HCA_CAP_UCTX_CAP			53, 31, 0
+#define CXIB_HCA_CAP_LOG_MAX_UCTX		35, 28, 24, struct cxib_hca_cap
+#define CXIB_HCA_CAP_CRYPTO			35, 22, 22, struct cxib_hca_cap
+#define CXIB_HCA_CAP_IPSEC_OFFLOAD		35, 21, 21, struct cxib_hca_cap
+#define CXIB_HCA_CAP_MAX_NUM_EQS		35, 15, 0, struct cxib_hca_cap
+#define CXIB_HCA_CAP_TLS_TX			36, 30, 30, struct cxib_hca_cap
+#define CXIB_HCA_CAP_TLS_RX			36, 29, 29, struct cxib_hca_cap
+#define CXIB_HCA_CAP_LOG_UAR_PAGE_SZ		36, 15, 0, struct cxib_hca_cap
+#define CXIB_HCA_CAP_DEVICE_FREQUENCY_MHZ	38, 31, 0, struct cxib_hca_cap
+#define CXIB_HCA_CAP_DEVICE_FREQUENCY_KHZ	39, 31, 0, struct cxib_hca_cap
+#define CXIB_HCA_CAP_NVMF_TARGET_OFFLOAD	40, 29, 29, struct cxib_hca_cap
+#define CXIB_HCA_CAP_NUM_OF_UARS_PER_PAGE	41, 31, 0, struct cxib_hca_cap
+#define CXIB_HCA_CAP_ADV_RDMA			43, 14, 14, struct cxib_hca_cap
+#define CXIB_HCA_CAP_ADV_VIRTUALIZATION		43, 6, 6, struct cxib_hca_cap
+#define CXIB_HCA_CAP_CQE_128_ALWAYS		45, 2, 2, struct cxib_hca_cap
+#define CXIB_HCA_CAP_CQE_COMPRESSION_128	45, 1, 1, struct cxib_hca_cap
+#define CXIB_HCA_CAP_CQE_COMPRESSION		45, 0, 0, struct cxib_hca_cap
+#define CXIB_HCA_CAP_LOG_MAX_XRQ		47, 4, 0, struct cxib_hca_cap
+#define CXIB_HCA_CAP_NATIVE_PORT_NUM		48, 23, 16, struct cxib_hca_cap
+#define CXIB_HCA_CAP_NUM_VHCA_PORTS		48, 15, 8, struct cxib_hca_cap
+#define CXIB_HCA_CAP_SW_OWNER_ID		48, 1, 1, struct cxib_hca_cap
+#define CXIB_HCA_CAP_SF				52, 31, 31, struct cxib_hca_cap
+#define CXIB_HCA_CAP_UCTX_CAP			53, 31, 0, struct cxib_hca_cap
 
 /* The table lengths gid_table_size and pkey_table_size @n encode. */
 #define CXIB_CAP_GID_TABLE_LEN(n)		(8 << (n))
@@ -841,31 +845,34 @@ struct cxib_hca_vport_context {
 
 CXIB_STATIC_ASSERT(sizeof(struct cxib_hca_vport_context) == CXIB_HCA_VPORT_CTX_SIZE);
 
-#define CXIB_HCA_VPORT_CTX_FIELD_SELECT		0, 31, 0
-#define CXIB_HCA_VPORT_CTX_SM_VIRT_AWARE	8, 31, 31
-#define CXIB_HCA_VPORT_CTX_HAS_SMI		8, 30, 30
-#define CXIB_HCA_VPORT_CTX_HAS_RAW		8, 29, 29
-#define CXIB_HCA_VPORT_CTX_GRH_REQUIRED		8, 28, 28
-#define CXIB_HCA_VPORT_CTX_NUM_PORT_PLANE	8, 23, 16
-#define CXIB_HCA_VPORT_CTX_PORT_PHYSICAL_STATE	8, 15, 12	/* IB PortPhysicalState */
-#define CXIB_HCA_VPORT_CTX_VPORT_STATE_POLICY	8, 11, 8
-#define CXIB_HCA_VPORT_CTX_PORT_STATE		8, 7, 4		/* IB PortState */
-#define CXIB_HCA_VPORT_CTX_VPORT_STATE		8, 3, 0
+#define CXIB_HCA_VPORT_CTX_FIELD_SELECT		0, 31, 0, struct cxib_hca_vport_context
+#define CXIB_HCA_VPORT_CTX_SM_VIRT_AWARE	8, 31, 31, struct cxib_hca_vport_context
+#define CXIB_HCA_VPORT_CTX_HAS_SMI		8, 30, 30, struct cxib_hca_vport_context
+#define CXIB_HCA_VPORT_CTX_HAS_RAW		8, 29, 29, struct cxib_hca_vport_context
+#define CXIB_HCA_VPORT_CTX_GRH_REQUIRED		8, 28, 28, struct cxib_hca_vport_context
+#define CXIB_HCA_VPORT_CTX_NUM_PORT_PLANE	8, 23, 16, struct cxib_hca_vport_context
+/* IB PortPhysicalState */
+#define CXIB_HCA_VPORT_CTX_PORT_PHYSICAL_STATE	8, 15, 12, struct cxib_hca_vport_context
+#define CXIB_HCA_VPORT_CTX_VPORT_STATE_POLICY	8, 11, 8, struct cxib_hca_vport_context
+/* IB PortState */
+#define CXIB_HCA_VPORT_CTX_PORT_STATE		8, 7, 4, struct cxib_hca_vport_context
+#define CXIB_HCA_VPORT_CTX_VPORT_STATE		8, 3, 0, struct cxib_hca_vport_context
 #define CXIB_HCA_VPORT_CTX_SYSTEM_IMAGE_GUID	10, 63, 0
 #define CXIB_HCA_VPORT_CTX_PORT_GUID		12, 63, 0
 #define CXIB_HCA_VPORT_CTX_NODE_GUID		14, 63, 0
-#define CXIB_HCA_VPORT_CTX_CAP_MASK1		16, 31, 0	/* PortInfo.CapabilityMask */
-#define CXIB_HCA_VPORT_CTX_CAP_MASK1_FIELD_SELECT	17, 31, 0
-#define CXIB_HCA_VPORT_CTX_CAP_MASK2		18, 31, 0
-#define CXIB_HCA_VPORT_CTX_CAP_MASK2_FIELD_SELECT	19, 31, 0
-#define CXIB_HCA_VPORT_CTX_LID			24, 31, 16
-#define CXIB_HCA_VPORT_CTX_INIT_TYPE_REPLY	24, 11, 8
-#define CXIB_HCA_VPORT_CTX_LMC			24, 7, 5
-#define CXIB_HCA_VPORT_CTX_SUBNET_TIMEOUT	24, 4, 0
-#define CXIB_HCA_VPORT_CTX_SM_LID		25, 31, 16
-#define CXIB_HCA_VPORT_CTX_SM_SL		25, 15, 12
-#define CXIB_HCA_VPORT_CTX_QKEY_VIOLATION_COUNTER	26, 31, 16
-#define CXIB_HCA_VPORT_CTX_PKEY_VIOLATION_COUNTER	26, 15, 0
+/* PortInfo.CapabilityMask */
+#define CXIB_HCA_VPORT_CTX_CAP_MASK1		16, 31, 0, struct cxib_hca_vport_context
+#define CXIB_HCA_VPORT_CTX_CAP_MASK1_FIELD_SELECT	17, 31, 0, struct cxib_hca_vport_context
+#define CXIB_HCA_VPORT_CTX_CAP_MASK2		18, 31, 0, struct cxib_hca_vport_context
+#define CXIB_HCA_VPORT_CTX_CAP_MASK2_FIELD_SELECT	19, 31, 0, struct cxib_hca_vport_context
+#define CXIB_HCA_VPORT_CTX_LID			24, 31, 16, struct cxib_hca_vport_context
+#define CXIB_HCA_VPORT_CTX_INIT_TYPE_REPLY	24, 11, 8, struct cxib_hca_vport_context
+#define CXIB_HCA_VPORT_CTX_LMC			24, 7, 5, struct cxib_hca_vport_context
+#define CXIB_HCA_VPORT_CTX_SUBNET_TIMEOUT	24, 4, 0, struct cxib_hca_vport_context
+#define CXIB_HCA_VPORT_CTX_SM_LID		25, 31, 16, struct cxib_hca_vport_context
+#define CXIB_HCA_VPORT_CTX_SM_SL		25, 15, 12, struct cxib_hca_vport_context
+#define CXIB_HCA_VPORT_CTX_QKEY_VIOLATION_COUNTER	26, 31, 16, struct cxib_hca_vport_context
+#define CXIB_HCA_VPORT_CTX_PKEY_VIOLATION_COUNTER	26, 15, 0, struct cxib_hca_vport_context
 
 #define CXIB_QUERY_HCA_VPORT_GID_IN_OTHER_VPORT		2, 31, 31
 #define CXIB_QUERY_HCA_VPORT_GID_IN_PORT_NUM		2, 19, 16

@@ -15,7 +15,7 @@ import unittest
 
 TOP = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 CFLAGS = ["-std=c11", "-Wall", "-Wextra", "-Werror", "-I" + os.path.join(TOP, "include")]
-HEAD = "#include <cxib/wqe.h>\n#include <cxib/eq.h>\n#include <cxib/verbs.h>\n"
+HEAD = "#include <cxib/wqe.h>\n#include <cxib/eq.h>\n#include <cxib/verbs.h>\n#include <cxib/cmd.h>\n"
 REFUSED = "__cxib_field_of_another_structure"
 
 
@@ -52,6 +52,8 @@ BAD_OTHERS = [  # (pointer type, field of another structure)
     ("struct cxib_qpc", "CXIB_SRQC_LOG_SRQ_SIZE"),
     ("struct cxib_mkc", "CXIB_CQC_LOG_CQ_SIZE"),
     ("struct cxib_wqe_data_seg", "CXIB_WQE_CTRL_OPCODE"),
+    ("struct cxib_hca_vport_context", "CXIB_HCA_CAP_LOG_MAX_QP"),
+    ("struct cxib_hca_cap", "CXIB_CMD_ENTRY_TYPE"),
 ]
 BAD_SET = """
 void h(struct cxib_eqe *eqe);
