@@ -405,26 +405,62 @@ TEST(xport_rc_local_ack_timeout_recovers_a_lost_packet)
 	CHECK_EQ(sa.local_ack_timeouts, 1);
 }
 
-/* While @hold: drops the ACKs node 1 sends, keeping the bytes of the last for later. */
-struct late_ack {
-	bool hold;
-	uint8_t pkt[FAKE_CABLE_PKT_MAX];
-	size_t len;
-	unsigned int acks;
+/*
+ * The late-response tests' tap: drops node 0's request PSN @lost once (when @lose), and
+ * while @hold drops every ACK and NAK node 1 sends, keeping the bytes of the last of each.
+ */
+struct held_resp {
+	bool lose, dropped, hold;
+	uint32_t lost;
+	unsigned int acks, naks;
+	size_t ack_len, nak_len;
+	uint8_t ack[FAKE_CABLE_PKT_MAX], nak[FAKE_CABLE_PKT_MAX];
 };
 
-static bool late_ack_tap(void *arg, unsigned int from, const uint8_t *pkt, size_t len)
+static bool held_resp_tap(void *arg, unsigned int from, const uint8_t *pkt, size_t len)
 {
-	struct late_ack *la = arg;
+	struct held_resp *h = arg;
 	struct cxfw_pkt p;
 
-	if (!la->hold || from != 1 || cxfw_pkt_parse(pkt, len, &p) ||
-	    p.opcode != CXIB_BTH_OP_RC_ACKNOWLEDGE || len > sizeof(la->pkt))
+	if (cxfw_pkt_parse(pkt, len, &p))
 		return true;
-	memcpy(la->pkt, pkt, len);
-	la->len = len;
-	la->acks++;
-	return false;
+	if (from == 0 && h->lose && !h->dropped && p.psn == h->lost) {
+		h->dropped = true;
+		return false;
+	}
+	if (from != 1 || !h->hold || p.opcode != CXIB_BTH_OP_RC_ACKNOWLEDGE ||
+	    len > FAKE_CABLE_PKT_MAX)
+		return true;
+	if (CXIB_AETH_SYND_TYPE(p.aeth_synd) == CXIB_AETH_TYPE_NAK) {
+		memcpy(h->nak, pkt, len);
+		h->nak_len = len;
+		h->naks++;
+	} else {
+		memcpy(h->ack, pkt, len);
+		h->ack_len = len;
+		h->acks++;
+	}
+	return false;		/* the requester hears nothing of the first pass */
+}
+
+/*
+ * @e's requester's local ACK timer fires (its clock moves 1 s on) and the go-back sends two
+ * packets before the port is busy; then @pkt, held back from the first pass, arrives.  The
+ * port stays busy until the caller clears busy_at.
+ */
+static void go_back_two_then_deliver(struct test_ctx *t, struct env *e, const uint8_t *pkt,
+				     size_t len)
+{
+	struct cxfw_dev *da = e->na->t->dev;
+	struct cxfw_stats sa;
+
+	e->w.cable->busy_at = 2;
+	fake_advance_ns(&e->na->t->fk, 1000000000ull);
+	cxfw_process(da);
+	cxfw_get_stats(da, &sa);
+	CHECK_EQ(sa.local_ack_timeouts, 1);
+	CHECK_EQ(sa.retransmits, 2);
+	cxfw_port_receive(da, 1, pkt, len);
 }
 
 /*
@@ -442,7 +478,7 @@ static void late_ack_case(struct test_ctx *t, unsigned int nmsg)
 	struct cxfw_stats sa, sb;
 	struct drv_qp_conn c;
 	struct drv_mr src, dst;
-	struct late_ack la;
+	struct held_resp h;
 	struct drv_sge r;
 	struct drv_wr wr;
 	struct env e;
@@ -455,10 +491,10 @@ static void late_ack_case(struct test_ctx *t, unsigned int nmsg)
 	da = e.na->t->dev;
 	CHECK_EQ(drv_mr_alloc(e.na, 8192 * nmsg, DRV_LR, &src), 0);
 	CHECK_EQ(drv_mr_alloc(e.nb, 8192 * nmsg, DRV_LR | DRV_LW, &dst), 0);
-	memset(&la, 0, sizeof(la));
-	la.hold = true;
-	e.w.cable->tap = late_ack_tap;
-	e.w.cable->tap_arg = &la;
+	memset(&h, 0, sizeof(h));
+	h.hold = true;
+	e.w.cable->tap = held_resp_tap;
+	e.w.cable->tap_arg = &h;
 	for (k = 0; k < nmsg; k++) {
 		mr_pattern(e.na, &src, 8192 * k, 8192, 93 + k);
 		r = sge(&dst, 8192 * k, 8192);
@@ -469,9 +505,10 @@ static void late_ack_case(struct test_ctx *t, unsigned int nmsg)
 		CHECK_EQ(si, (int)k);
 	}
 	PUMP(&e.w);
-	CHECK_EQ(la.acks, nmsg);	/* one per message (AckReq on each LAST), held back */
-	CHECK(la.len > 0);
-	la.hold = false;
+	CHECK_EQ(h.acks, nmsg);		/* one per message (AckReq on each LAST), held back */
+	CHECK_EQ(h.naks, 0);
+	CHECK(h.ack_len > 0);
+	h.hold = false;
 	for (k = 0; k < nmsg; k++) {
 		CHECK_EQ(drv_poll(e.nb, e.cb, &cqe), 1);
 		CHECK_RESP_CQE(&cqe, &e.b, CXIB_CQE_OPCODE_RESP_SEND, 8192, k);
@@ -479,15 +516,8 @@ static void late_ack_case(struct test_ctx *t, unsigned int nmsg)
 	}
 	CHECK_EQ(drv_poll(e.na, e.ca, &cqe), 0);
 
-	/* the timer fires; the go-back sends two packets, then the port is busy */
-	e.w.cable->busy_at = 2;
-	fake_advance_ns(&e.na->t->fk, 1000000000ull);
-	cxfw_process(da);
-	cxfw_get_stats(da, &sa);
-	CHECK_EQ(sa.local_ack_timeouts, 1);
-	CHECK_EQ(sa.retransmits, 2);
-	/* now the first pass's last ACK: it acknowledges every message */
-	cxfw_port_receive(da, 1, la.pkt, la.len);
+	/* the first pass's last ACK, after the go-back: it acknowledges every message */
+	go_back_two_then_deliver(t, &e, h.ack, h.ack_len);
 	for (k = 0; k < nmsg; k++) {
 		CHECK_EQ(drv_poll(e.na, e.ca, &cqe), 1);
 		CHECK_REQ_CQE(&cqe, &e.a, CXIB_WQE_OPCODE_SEND, k);
@@ -516,39 +546,6 @@ TEST(xport_rc_late_ack_of_the_last_message_completes_every_resent_one)
 }
 
 /*
- * Drops request PSN @lost once (node 0's); while @hold, drops node 1's ACKs and NAKs,
- * keeping the last NAK.
- */
-struct late_nak {
-	uint32_t lost;
-	bool dropped, hold;
-	uint8_t pkt[FAKE_CABLE_PKT_MAX];
-	size_t len;
-	unsigned int naks;
-};
-
-static bool late_nak_tap(void *arg, unsigned int from, const uint8_t *pkt, size_t len)
-{
-	struct late_nak *ln = arg;
-	struct cxfw_pkt p;
-
-	if (cxfw_pkt_parse(pkt, len, &p))
-		return true;
-	if (from == 0 && p.psn == ln->lost && !ln->dropped) {
-		ln->dropped = true;
-		return false;
-	}
-	if (from != 1 || !ln->hold || p.opcode != CXIB_BTH_OP_RC_ACKNOWLEDGE)
-		return true;
-	if (CXIB_AETH_SYND_TYPE(p.aeth_synd) == CXIB_AETH_TYPE_NAK && len <= sizeof(ln->pkt)) {
-		memcpy(ln->pkt, pkt, len);
-		ln->len = len;
-		ln->naks++;
-	}
-	return false;		/* ACKs too: the requester hears nothing of the first pass */
-}
-
-/*
  * A PSN sequence NAK from the first pass arrives after a timeout's go-back has resent the
  * first two packets: it says everything before its PSN arrived, so sending resumes at that
  * PSN, not where the new pass had got to (which would resend what the responder has).
@@ -560,7 +557,7 @@ TEST(xport_rc_late_nak_resumes_at_its_psn_not_at_the_new_pass)
 	struct cxfw_stats sa, sb;
 	struct drv_qp_conn c;
 	struct drv_mr src, dst;
-	struct late_nak ln;
+	struct held_resp h;
 	struct drv_sge r;
 	struct drv_wr wr;
 	struct env e;
@@ -575,28 +572,22 @@ TEST(xport_rc_late_nak_resumes_at_its_psn_not_at_the_new_pass)
 	mr_pattern(e.na, &src, 0, 8192, 95);
 	r = sge(&dst, 0, 8192);
 	CHECK_EQ(drv_post_recv(e.nb, &e.b, &r, 1), 0);
-	memset(&ln, 0, sizeof(ln));
-	ln.lost = c.sq_psn + 5;
-	ln.hold = true;
-	e.w.cable->tap = late_nak_tap;
-	e.w.cable->tap_arg = &ln;
+	memset(&h, 0, sizeof(h));
+	h.lose = true;
+	h.lost = c.sq_psn + 5;
+	h.hold = true;
+	e.w.cable->tap = held_resp_tap;
+	e.w.cable->tap_arg = &h;
 	wr = wr_op(CXIB_WQE_OPCODE_SEND, true);
 	wr.sg[wr.nsg++] = sge(&src, 0, 8192);		/* 8 packets; the 6th is lost */
 	si = drv_post_send(e.na, &e.a, &wr);
 	PUMP(&e.w);
-	CHECK(ln.dropped);
-	CHECK_EQ(ln.naks, 1);		/* one PSN sequence NAK (at the lost PSN), held */
-	ln.hold = false;
+	CHECK(h.dropped);
+	CHECK_EQ(h.naks, 1);		/* one PSN sequence NAK (at the lost PSN), held */
+	h.hold = false;
 	CHECK_EQ(drv_poll(e.nb, e.cb, &cqe), 0);
 
-	/* the timer fires; the go-back sends two packets, then the port is busy */
-	e.w.cable->busy_at = 2;
-	fake_advance_ns(&e.na->t->fk, 1000000000ull);
-	cxfw_process(da);
-	cxfw_get_stats(da, &sa);
-	CHECK_EQ(sa.local_ack_timeouts, 1);
-	CHECK_EQ(sa.retransmits, 2);
-	cxfw_port_receive(da, 1, ln.pkt, ln.len);	/* the first pass's NAK */
+	go_back_two_then_deliver(t, &e, h.nak, h.nak_len);	/* the first pass's NAK */
 	e.w.cable->busy_at = 0;
 	CHECK_EQ(drv_pump_time(&e.w, 1000000, 2000000000), 0);
 
