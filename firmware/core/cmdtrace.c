@@ -25,7 +25,6 @@
  * command's input_length is left out (the command has already failed BAD_INPUT_LEN then).
  */
 #include <inttypes.h>
-#include <stdarg.h>
 #include <stdio.h>
 
 #include "cxfw_priv.h"
@@ -374,25 +373,6 @@ static const struct cxfw_trace_cmd *cxfw_trace_lookup(uint16_t opcode)
 	return NULL;
 }
 
-/* Append to @buf (of @size, holding @len bytes); returns the new length, clamped. */
-static size_t cxfw_trace_put(char *buf, size_t size, size_t len, const char *fmt, ...)
-	__attribute__((format(printf, 4, 5)));
-
-static size_t cxfw_trace_put(char *buf, size_t size, size_t len, const char *fmt, ...)
-{
-	va_list ap;
-	int n;
-
-	if (len >= size)
-		return len;
-	va_start(ap, fmt);
-	n = vsnprintf(buf + len, size - len, fmt, ap);
-	va_end(ap);
-	if (n < 0)
-		return len;
-	return len + (size_t)n < size ? len + (size_t)n : size - 1;
-}
-
 void cxfw_cmd_trace(struct cxfw_dev *dev, const struct cxfw_cmd *cmd, const char *name,
 		    uint8_t status)
 {
@@ -400,20 +380,20 @@ void cxfw_cmd_trace(struct cxfw_dev *dev, const struct cxfw_cmd *cmd, const char
 					      [CXFW_TF_REF] = "#" };
 	const struct cxfw_trace_cmd *t;
 	char line[CXFW_TRACE_LINE_MAX];
+	struct cxfw_text tx = { .buf = line, .len = sizeof(line) };
 	uint64_t usec;
-	size_t len, i;
+	size_t i;
 
 	if (!dev->plat.cmd_trace)
 		return;
 	usec = cxfw_elapsed_ns(cxfw_now(dev), dev->power_on_ns) / 1000;
-	len = cxfw_trace_put(line, sizeof(line), 0, "%" PRIu64 " %" PRIu64 " ",
-			     dev->cmd_trace_seq++, usec);
+	cxfw_textf(&tx, "%" PRIu64 " %" PRIu64 " ", dev->cmd_trace_seq++, usec);
 	if (name)
-		len = cxfw_trace_put(line, sizeof(line), len, "%s", name);
+		cxfw_textf(&tx, "%s", name);
 	else
-		len = cxfw_trace_put(line, sizeof(line), len, "0x%04x", cmd->opcode);
-	len = cxfw_trace_put(line, sizeof(line), len, " op_mod=0x%x status=0x%02x syndrome=0x%08x",
-			     cmd->op_mod, status, cmd->syndrome);
+		cxfw_textf(&tx, "0x%04x", cmd->opcode);
+	cxfw_textf(&tx, " op_mod=0x%x status=0x%02x syndrome=0x%08x", cmd->op_mod, status,
+		   cmd->syndrome);
 	t = cxfw_trace_lookup(cmd->opcode);
 	for (i = 0; t && i < t->n; i++) {
 		const struct cxfw_tf *f = &t->f[i];
@@ -427,8 +407,7 @@ void cxfw_cmd_trace(struct cxfw_dev *dev, const struct cxfw_cmd *cmd, const char
 			v = CXIB_GET64(p, f->dw, 63, 0);
 		else
 			v = CXIB_GET(p, f->dw, f->hi, f->lo);
-		len = cxfw_trace_put(line, sizeof(line), len, " %s=%s0x%" PRIx64, f->name,
-				     prefix[f->kind], v);
+		cxfw_textf(&tx, " %s=%s0x%" PRIx64, f->name, prefix[f->kind], v);
 	}
 	dev->plat.cmd_trace(dev->plat.opaque, line);
 }

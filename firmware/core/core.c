@@ -384,23 +384,18 @@ _Static_assert(sizeof(struct cxfw_stats) ==
 
 size_t cxfw_stats_format(const struct cxfw_stats *st, char *buf, size_t len)
 {
-	size_t need = 0, i;
-	int n;
+	struct cxfw_text t = { .buf = buf, .len = len };
+	size_t i;
 
 	if (len)
 		buf[0] = 0;
-	for (i = 0; i < CXFW_MAX_PORTS; i++) {
-		n = snprintf(len > need ? buf + need : NULL, len > need ? len - need : 0,
-			     "%slink_up%zu=%d", i ? " " : "", i + 1, st->link_up[i] ? 1 : 0);
-		need += n > 0 ? (size_t)n : 0;
-	}
+	for (i = 0; i < CXFW_MAX_PORTS; i++)
+		cxfw_textf(&t, "%slink_up%zu=%d", i ? " " : "", i + 1, st->link_up[i] ? 1 : 0);
 	for (i = 0; i < sizeof(cxfw_stat_fields) / sizeof(cxfw_stat_fields[0]); i++) {
 		uint64_t v;
 
 		memcpy(&v, (const char *)st + cxfw_stat_fields[i].off, sizeof(v));
-		n = snprintf(len > need ? buf + need : NULL, len > need ? len - need : 0,
-			     " %s=%llu", cxfw_stat_fields[i].name, (unsigned long long)v);
-		need += n > 0 ? (size_t)n : 0;
+		cxfw_textf(&t, " %s=%llu", cxfw_stat_fields[i].name, (unsigned long long)v);
 	}
-	return need;
+	return t.need;
 }
