@@ -9,10 +9,11 @@
 set -u
 # shellcheck source=check.sh
 . /cxlab/e2e/check.sh
+# shellcheck source=ipoib_lib.sh
+. /cxlab/e2e/ipoib_lib.sh	# wait_carrier
 ROLE=client; [ "$CXLAB_NODE" = "$SERVER" ] && ROLE=server
 SDIR=/cxlab/results/$CXLAB_JOB/$SERVER
 fail() { echo "BENCH-ERROR: $*"; put_file "$ROLE.state" "failed: $*"; exit 3; }
-ib0_carrier() { [ "$(cat /sys/class/net/ib0/carrier 2>/dev/null)" = 1 ]; }
 listening() { ss -ltn | grep -q ":$1 "; }
 
 modprobe ib_ipoib 2>err.txt || fail "modprobe ib_ipoib: $(head -n1 err.txt)"
@@ -28,7 +29,7 @@ ip link set ib0 mtu $mtu || fail "ib0 refuses MTU $mtu"
 # connected mode masks checksum offload and TSO itself; datagram rows set them explicitly
 ethtool -K ib0 tx $offl rx $offl tso $offl 2>err.txt || fail "ethtool -K ib0: $(head -n1 err.txt)"
 ip addr replace "$NET.$CXLAB_INDEX/24" dev ib0
-wait_for 60 ib0_carrier || fail "ib0 has no carrier (is the SM up?)"
+wait_carrier ib0 60 || fail "ib0 has no carrier (is the SM up?)"
 dst=$NET.1
 [ "$PATHNAME" = virtio-net ] && dst=$CXLAB_SERVER_ADDR
 echo "BENCH-INFO: path=$PATHNAME dst=$dst ib0_mode=$(cat /sys/class/net/ib0/mode)" \

@@ -12,12 +12,13 @@
 set -u
 # shellcheck source=check.sh
 . /cxlab/e2e/check.sh
+# shellcheck source=ipoib_lib.sh
+. /cxlab/e2e/ipoib_lib.sh	# wait_carrier
 ROLE=client; [ "$CXLAB_NODE" = "$SERVER" ] && ROLE=server
 SDIR=/cxlab/results/$CXLAB_JOB/$SERVER
 NQN=nqn.2026-12.org.cxib:bench
 CFS=/sys/kernel/config
 fail() { echo "BENCH-ERROR: $*"; put_file "$ROLE.state" "failed: $*"; exit 3; }
-ib0_carrier() { [ "$(cat /sys/class/net/ib0/carrier 2>/dev/null)" = 1 ]; }
 nvme_ns() { # the block device of namespace 1 (nvmeXn1; nvmeXcYn1 is a hidden path), or nothing
 	local b
 	for b in /sys/block/nvme*n1; do
@@ -38,7 +39,7 @@ modprobe ib_ipoib && modprobe rdma_ucm && modprobe rdma_rxe || fail "cannot load
 wait_file /sys/class/net/ib0 10
 ip link set ib0 up
 ip addr replace "$IBNET.$CXLAB_INDEX/24" dev ib0
-wait_for 60 ib0_carrier || fail "ib0 has no carrier (is the SM up?)"
+wait_carrier ib0 60 || fail "ib0 has no carrier (is the SM up?)"
 [ -e /sys/class/infiniband/rxe0 ] || rdma link add rxe0 type rxe netdev eth0 ||
 	fail "rdma link add rxe0 failed"
 if [ "$ROLE" = server ]; then
