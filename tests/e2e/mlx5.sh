@@ -89,11 +89,7 @@ active $ibdev 60
 touch drivers.ready
 for peer in $CXLAB_NODES; do
 	[ "$peer" = "$CXLAB_NODE" ] && continue
-	end=$((SECONDS + 180))
-	until [ -e "/cxlab/results/$CXLAB_JOB/$peer/drivers.ready" ] || [ $SECONDS -ge $end ]; do
-		sleep 0.2
-	done
-	check "$peer has its driver up" test -e "/cxlab/results/$CXLAB_JOB/$peer/drivers.ready"
+	check "$peer has its driver up" wait_file "/cxlab/results/$CXLAB_JOB/$peer/drivers.ready" 180
 done
 sleep 1 # a port that went down with the peer's move has noticed it by now
 
