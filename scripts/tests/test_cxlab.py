@@ -201,6 +201,35 @@ class StatusTable(unittest.TestCase):
         self.assertEqual((cols["port"], cols["LID"], cols["SM LID"]), ("ACTIVE", "2", "1"))
 
 
+class FirstFailure(unittest.TestCase):
+    """A failed job's row names its first failed check, nested scenarios' included."""
+
+    OUT = ["ok   modprobe mlx5_core", "FAIL cxib-serves: perftest",
+           "     summary perftest passed=11 failed=1", "ok   cxib-serves: kverbs",
+           "summary mlx5 node=node2 driver=mlx5 passed=36 failed=1",
+           "     FAIL send_lat 65536 (no result line)", "     FAIL later one"]
+
+    def test_top_and_nested(self):
+        self.assertEqual(results.first_failure(self.OUT),
+                         "FAIL cxib-serves: perftest > FAIL send_lat 65536 (no result line)")
+
+    def test_none_failed(self):
+        self.assertIsNone(results.first_failure(["ok   a", "summary passed=1 failed=0"]))
+
+    def test_cut_to_width(self):
+        text = results.first_failure(["FAIL " + "x" * 200], width=40)
+        self.assertEqual(len(text), 40)
+        self.assertTrue(text.endswith("..."))
+
+    def test_row_shows_it_only_when_failed(self):
+        r = results.JobResult(results.Status.FAIL, 1, last_line="summary failed=1",
+                              first_fail="FAIL a")
+        self.assertEqual(r.summary(), "FAIL a")
+        self.assertEqual(r.to_json()["first_fail"], "FAIL a")
+        r.status = results.Status.PASS
+        self.assertEqual(r.summary(), "summary failed=1")
+
+
 class SubnetManager(unittest.TestCase):
     def setUp(self):
         self.tmp = tempfile.mkdtemp()

@@ -21,7 +21,7 @@ from .common import LabError, say
 from .procs import pid_is
 from .qemu import node_driver
 from .qmp import trace_mark
-from .results import JobResult, Status
+from .results import JobResult, Status, first_failure
 
 State = dict[str, Any]  # a lab's state (lab.Lab.state): run, kver, nodes, ...
 Node = dict[str, Any]   # one of its nodes: name, index, addr, pid, start, ...
@@ -136,6 +136,7 @@ def collect(st: State, job: str, nodes: list[Node], results: str,
             with open(out, errors="replace") as f:
                 tail = [ln.rstrip() for ln in f.readlines() if ln.strip()]
             r.last_line = tail[-1][:60] if tail else ""
+            r.first_fail = first_failure(tail)
 
 
 AGENTS_LOCK = "agents.lock"   # in a lab's run directory
