@@ -10,6 +10,7 @@
 
 #include "cxfw_priv.h"
 #include "drv.h"
+#include "req.h"
 
 #define SQ_FILL		0xee
 #define SQ_NS_PER_MS	1000000ull
@@ -799,7 +800,7 @@ TEST(sq_local_ack_timeout_retries_then_transport_retry_exceeded)
 	c.dlid = 0x99;				/* nobody: every packet is lost */
 	c.dqpn = 0x1234;
 	c.retry = 2;
-	c.timeout = 14;				/* 67 ms */
+	c.timeout = 14;				/* 67 ms: the model's floor applies */
 	CHECK_EQ(drv_qp_create(n, &ia, &q), 0);
 	CHECK_EQ(drv_qp_connect(n, &q, &ia, &c), 0);
 	CHECK_EQ(drv_mr_alloc(n, 4096, DRV_LR, &src), 0);
@@ -809,12 +810,12 @@ TEST(sq_local_ack_timeout_retries_then_transport_retry_exceeded)
 	s2 = drv_post_send(n, &q, &wr);
 	drv_pump(&w);
 	/* before the timeout nothing happens */
-	drv_pump_time(&w, 10 * SQ_NS_PER_MS, 60 * SQ_NS_PER_MS);
+	drv_pump_time(&w, 10 * SQ_NS_PER_MS, CXFW_REQ_MIN_ACK_TIMEOUT_NS - 10 * SQ_NS_PER_MS);
 	CHECK_EQ(drv_poll(n, w.cq[0], &cqe), 0);
 	cxfw_get_stats(t->dev, &st);
 	CHECK_EQ(st.local_ack_timeouts, 0);
 	/* three expiries: two retries (both packets again each time), then the error */
-	drv_pump_time(&w, 10 * SQ_NS_PER_MS, 200 * SQ_NS_PER_MS);
+	drv_pump_time(&w, 10 * SQ_NS_PER_MS, 3 * CXFW_REQ_MIN_ACK_TIMEOUT_NS);
 	CHECK_EQ(drv_poll(n, w.cq[0], &cqe), 1);
 	sq_check_err(t, &cqe, q.qpn, CXIB_CQE_SYND_TRANSPORT_RETRY_EXC_ERR, (uint16_t)s1,
 		     CXIB_WQE_OPCODE_SEND);

@@ -4,6 +4,7 @@
  * ACK timeouts and retry exhaustion, late ACKs, CQ overrun (helpers and conventions:
  * xport.h, test_xport.c).
  */
+#include "req.h"
 #include "xport.h"
 
 /* ---- errors ------------------------------------------------------------------------------ */
@@ -344,17 +345,17 @@ TEST(xport_rc_retry_exhausted_with_the_cable_cut)
 
 	drv_qp_conn_defaults(&c);
 	c.retry = 2;
-	c.timeout = 10;				/* 4.096 us << 10 = 4.19 ms */
+	c.timeout = 10;				/* 4.19 ms: the model's floor applies */
 	CHECK_EQ(env_pair(t, &e, 2, CXIB_QPC_ST_RC, &c), 0);
 	CHECK_EQ(drv_mr_alloc(e.na, 256, DRV_LR, &src), 0);
 	e.w.cable->cut = true;
 	wr = wr_op(CXIB_WQE_OPCODE_SEND, true);
 	wr.sg[wr.nsg++] = sge(&src, 0, 100);
 	si = drv_post_send(e.na, &e.a, &wr);
-	/* three timeouts (the try and two retries) cannot have passed after 12 ms */
-	CHECK_EQ(drv_pump_time(&e.w, 1000000, 12000000), 0);
+	/* three timeouts (the try and two retries) cannot have passed after two */
+	CHECK_EQ(drv_pump_time(&e.w, 10000000, 2 * CXFW_REQ_MIN_ACK_TIMEOUT_NS), 0);
 	CHECK_EQ(drv_poll(e.na, e.ca, &cqe), 0);
-	CHECK_EQ(drv_pump_time(&e.w, 1000000, 500000000), 0);
+	CHECK_EQ(drv_pump_time(&e.w, 10000000, 2 * CXFW_REQ_MIN_ACK_TIMEOUT_NS), 0);
 	CHECK_EQ(drv_poll(e.na, e.ca, &cqe), 1);
 	CHECK_ERR_CQE(&cqe, &e.a, CXIB_CQE_OPCODE_REQ_ERR,
 		      CXIB_CQE_SYND_TRANSPORT_RETRY_EXC_ERR, si);

@@ -966,7 +966,7 @@ static void srq_storm_case(struct test_ctx *t, void (*knobs)(struct fake_cable *
 static void knobs_slow(struct fake_cable *c)
 {
 	c->delay_rounds = 40;
-	c->round_ns = 2000000;		/* 80 ms one way: past the 50 ms ACK timeout floor */
+	c->round_ns = 15000000;		/* 600 ms one way: past the ACK timeout floor */
 }
 
 TEST(xport_rc_srq_64k_sends_both_ways_over_a_slow_cable)
