@@ -62,7 +62,8 @@ static const struct cxfw_cap_field cxfw_writable_caps[] = {
 /* The atomic capabilities' one writable field: 1 (host order) is within max only if
  * supported_atomic_req_8B_endianness_mode_1 is. */
 static const struct cxfw_cap_field cxfw_writable_atomic_caps[] = {
-	{ CXIB_ATOMIC_CAP_REQ_8B_ENDIANNESS_MODE, CXFW_CAP_LE_MAX, "REQ_8B_ENDIANNESS_MODE" },
+	{ CXIB_FIELD_POS(CXIB_ATOMIC_CAP_REQ_8B_ENDIANNESS_MODE), CXFW_CAP_LE_MAX,
+	  "REQ_8B_ENDIANNESS_MODE" },
 };
 
 /* One capability type the model answers: its two pages and the fields a SET may change. */

@@ -52,25 +52,27 @@ struct cxfw_srq_field {
 	uint8_t dw, hi, lo;
 };
 
+#define ZF(f)	{ CXIB_FIELD_POS(f) }
+
 /* rmpc fields (relative to the rmpc) and wq fields (relative to the wq) that must be 0. */
 static const struct cxfw_srq_field cxfw_rmpc_zero[] = {
-	{ CXIB_RMPC_BASIC_CYCLIC_RCV_WQE },
+	ZF(CXIB_RMPC_BASIC_CYCLIC_RCV_WQE),
 };
 
 static const struct cxfw_srq_field cxfw_wqc_zero[] = {
-	{ CXIB_WQC_WQ_SIGNATURE },		{ CXIB_WQC_END_PADDING_MODE },
-	{ CXIB_WQC_CD_SLAVE },			{ CXIB_WQC_HDS_SKIP_FIRST_SGE },
-	{ CXIB_WQC_LOG2_HDS_BUF_SIZE },		{ CXIB_WQC_DBR_UMEM_VALID },
-	{ CXIB_WQC_WQ_UMEM_VALID },		{ CXIB_WQC_LOG_HAIRPIN_NUM_PACKETS },
-	{ CXIB_WQC_LOG_HAIRPIN_DATA_SZ },	{ CXIB_WQC_LOG_WQE_NUM_OF_STRIDES },
-	{ CXIB_WQC_TWO_BYTE_SHIFT_EN },		{ CXIB_WQC_LOG_WQE_STRIDE_SIZE },
-	{ CXIB_WQC_SHAMPO_ENABLE },
+	ZF(CXIB_WQC_WQ_SIGNATURE),		ZF(CXIB_WQC_END_PADDING_MODE),
+	ZF(CXIB_WQC_CD_SLAVE),			ZF(CXIB_WQC_HDS_SKIP_FIRST_SGE),
+	ZF(CXIB_WQC_LOG2_HDS_BUF_SIZE),		ZF(CXIB_WQC_DBR_UMEM_VALID),
+	ZF(CXIB_WQC_WQ_UMEM_VALID),		ZF(CXIB_WQC_LOG_HAIRPIN_NUM_PACKETS),
+	ZF(CXIB_WQC_LOG_HAIRPIN_DATA_SZ),	ZF(CXIB_WQC_LOG_WQE_NUM_OF_STRIDES),
+	ZF(CXIB_WQC_TWO_BYTE_SHIFT_EN),		ZF(CXIB_WQC_LOG_WQE_STRIDE_SIZE),
+	ZF(CXIB_WQC_SHAMPO_ENABLE),
 };
 
 /* xrc_srqc fields that must be 0 (WQ signature, cyclic receive WQEs and umem: no caps). */
 static const struct cxfw_srq_field cxfw_xrc_srqc_zero[] = {
-	{ CXIB_XRC_SRQC_WQ_SIGNATURE },		{ CXIB_XRC_SRQC_BASIC_CYCLIC_RCV_WQE },
-	{ CXIB_XRC_SRQC_DBR_UMEM_VALID },
+	ZF(CXIB_XRC_SRQC_WQ_SIGNATURE),		ZF(CXIB_XRC_SRQC_BASIC_CYCLIC_RCV_WQE),
+	ZF(CXIB_XRC_SRQC_DBR_UMEM_VALID),
 };
 
 /* The first field of @f[0..n) set in @ctx, as its dword index + 1; 0 if all are clear. */

@@ -72,12 +72,20 @@ static inline __be64 cxib_host_to_be64(__u64 v)
  * CXIB_GET and CXIB_SET then refuse at compile time a pointer to any other structure
  * ("negative width in bit-field '__cxib_field_of_another_structure'"); an untyped buffer
  * (void, bytes, dwords: a mailbox, a context copied into an array) is accepted, since nothing
- * says which structure it holds.  The other accessors accept the tag and ignore it; 64-bit
- * fields are not tagged (yet).  Tagged so far: every structure that has a C type in
- * include/cxib: the CQE and the send WQE's segments (wqe.h), the EQE and EQC (eq.h), the
- * CQC, MKC, QPC and SRQC (verbs.h), the HCA capabilities, the HCA vport context and the
- * command queue entry (cmd.h).  Command layouts have no type: their fields stay untagged,
- * and so do fields read from buffers that hold one of several layouts.
+ * says which structure it holds.  CXIB_GET64 and CXIB_SET64 check a tag the same way; the
+ * other accessors accept the tag and ignore it.
+ *
+ * Every layout of include/cxib has a C type and its fields are tagged: contexts (CQC, MKC,
+ * QPC, SRQC, XRC SRQC, WQC, RMPC, EQC, address path), entries (CQE, EQE, the send WQE's
+ * segments, the command queue entry), the HCA and atomic capabilities, the HCA vport
+ * context, the access registers, and each command's input and output (struct
+ * cxib_<command>_in / _out in cmd.h and verbs.h: the fixed part; a PAS list or other
+ * variable part follows it in the same buffer), and the mailbox block.  Untagged are the
+ * command header every command shares (CXIB_CMD_IN_* / CXIB_CMD_OUT_*, and the byte that
+ * every SRQ command reserves), single entries of PAS, MTT and P_Key lists, the inline and
+ * XRC WQE segments (parts of a WQE built in place), registers and doorbells (the init
+ * segment, the health buffer, doorbell records and UAR values: accessed by offset or as a
+ * host-order value), and the wire and MAD layouts of ibwire.h, mad.h and pma.h.
  */
 #define __CXIB_RAW(p)							\
 	(__builtin_types_compatible_p(__typeof__(*(p)), void) ||	\
@@ -163,22 +171,40 @@ static inline __be64 cxib_host_to_be64(__u64 v)
 /*
  * 64-bit fields are named "dword, 63, 0": a big-endian quadword whose high half is dword
  * @dw and low half dword @dw + 1 (only 4-byte alignment is needed, as in NodeInfo's GUIDs
- * at byte 12).  They are read and written only with CXIB_GET64 / CXIB_SET64; handing one to
- * CXIB_GET or CXIB_SET draws a compiler warning (negative shift count).
+ * at byte 12).  They are read and written only with CXIB_GET64 / CXIB_SET64, which refuse a
+ * narrower field at compile time ("__cxib_not_a_64bit_field"); handing a 64-bit field to
+ * CXIB_GET or CXIB_SET draws a compiler warning (negative shift count).  A 64-bit field may
+ * be tagged with its structure like any other, with the same check.
  */
-#define __CXIB_GET64(p, dw, hi, lo)					\
-	((__u64)cxib_be32_to_host(((const __be32 *)(p))[dw]) << 32 |	\
+#define __CXIB_IS64(hi, lo)						\
+	((void)sizeof(struct {						\
+		unsigned int __cxib_not_a_64bit_field :			\
+			1 - 2 * !((hi) == 63 && (lo) == 0);		\
+	}))
+#define __CXIB_GET64_3(p, dw, hi, lo)					\
+	(__CXIB_IS64(hi, lo),						\
+	 (__u64)cxib_be32_to_host(((const __be32 *)(p))[dw]) << 32 |	\
 	 cxib_be32_to_host(((const __be32 *)(p))[(dw) + 1]))
-#define __CXIB_SET64(p, dw, hi, lo, x)					\
+#define __CXIB_GET64_4(p, dw, hi, lo, t)				\
+	(__CXIB_OF(p, t), __CXIB_GET64_3(p, dw, hi, lo))
+#define __CXIB_SET64_3(p, dw, hi, lo, x)				\
 	do {								\
 		__be32 *__q = &((__be32 *)(p))[dw];			\
 		__u64 __x = (x);					\
 									\
+		__CXIB_IS64(hi, lo);					\
 		__q[0] = cxib_host_to_be32((__u32)(__x >> 32));		\
 		__q[1] = cxib_host_to_be32((__u32)(__x & 0xffffffffu)); \
 	} while (0)
-#define CXIB_GET64(p, ...)	__CXIB_GET64(p, __VA_ARGS__)
-#define CXIB_SET64(p, ...)	__CXIB_SET64(p, __VA_ARGS__)
+#define __CXIB_SET64_4(p, dw, hi, lo, t, x)				\
+	do {								\
+		__CXIB_OF(p, t);					\
+		__CXIB_SET64_3(p, dw, hi, lo, x);			\
+	} while (0)
+#define CXIB_GET64(p, ...)						\
+	__CXIB_PICK(__VA_ARGS__, __CXIB_GET64_4, __CXIB_GET64_3, ~)(p, __VA_ARGS__)
+#define CXIB_SET64(p, ...)						\
+	__CXIB_PICK6(__VA_ARGS__, __CXIB_SET64_4, __CXIB_SET64_3, ~)(p, __VA_ARGS__)
 
 /*
  * Compile-time check of a layout at file scope, in the kernel and in userspace alike:

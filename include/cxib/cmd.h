@@ -16,6 +16,9 @@
  *   CXIB_<CMD>_OUT_<FIELD>       the same for the output
  *   CXIB_<CMD>_IN_LEN, _OUT_LEN  byte lengths for input_length / output_length (PRM struct
  *                                sizes; function-like when an array makes them variable)
+ *   struct cxib_<cmd>_in / _out  the input / output as a C type, the fixed part (what a
+ *                                variable length adds follows it in the same buffer); the
+ *                                command's field macros name it (bits.h)
  *   CXIB_<CMD>_{IN,OUT}_<X>_OFFSET  byte offset of an array or embedded context
  *   CXIB_HCA_CAP_<FIELD>         cmd_hca_cap fields, relative to the capability structure
  *                                (which sits at CXIB_QUERY_HCA_CAP_OUT_CAPABILITY_OFFSET)
@@ -30,8 +33,8 @@
  *
  * Example: the number of pages the device wants at boot, from a QUERY_PAGES output:
  *
- *	__be32 out[CXIB_QUERY_PAGES_OUT_LEN / 4];
- *	s32 npages = (s32)CXIB_GET(out, CXIB_QUERY_PAGES_OUT_NUM_PAGES);
+ *	struct cxib_query_pages_out out;
+ *	s32 npages = (s32)CXIB_GET(&out, CXIB_QUERY_PAGES_OUT_NUM_PAGES);
  */
 #ifndef _CXIB_CMD_H
 #define _CXIB_CMD_H
@@ -115,12 +118,13 @@ CXIB_STATIC_ASSERT(sizeof(struct cxib_cmd_mailbox) == 576);
 #define CXIB_CMD_MBOX_SIZE			576
 #define CXIB_CMD_MBOX_ALIGN			1024
 #define CXIB_CMD_MBOX_DATA_LEN			512
-#define CXIB_CMD_MBOX_NEXT_PTR_H		140, 31, 0	/* 0x230 */
-#define CXIB_CMD_MBOX_NEXT_PTR_L		141, 31, 10	/* next_pointer[31:10] */
-#define CXIB_CMD_MBOX_BLOCK_NUMBER		142, 31, 0
-#define CXIB_CMD_MBOX_TOKEN			143, 23, 16
-#define CXIB_CMD_MBOX_CTRL_SIGNATURE		143, 15, 8
-#define CXIB_CMD_MBOX_SIGNATURE			143, 7, 0
+#define CXIB_CMD_MBOX_NEXT_PTR_H		140, 31, 0, struct cxib_cmd_mailbox	/* 0x230 */
+/* next_pointer[31:10] */
+#define CXIB_CMD_MBOX_NEXT_PTR_L		141, 31, 10, struct cxib_cmd_mailbox
+#define CXIB_CMD_MBOX_BLOCK_NUMBER		142, 31, 0, struct cxib_cmd_mailbox
+#define CXIB_CMD_MBOX_TOKEN			143, 23, 16, struct cxib_cmd_mailbox
+#define CXIB_CMD_MBOX_CTRL_SIGNATURE		143, 15, 8, struct cxib_cmd_mailbox
+#define CXIB_CMD_MBOX_SIGNATURE			143, 7, 0, struct cxib_cmd_mailbox
 
 /* Byte ranges the signatures cover (PRM 2.3). */
 #define CXIB_CMD_MBOX_CTRL_SIG_START		0x200	/* ctrl_signature: 0x200..0x23d */
@@ -323,26 +327,35 @@ static inline const char *cxib_cmd_op_name(__u16 op)
 
 /* ---- ENABLE_HCA / DISABLE_HCA (0x104 / 0x105) ---------------------------------------- */
 
-#define CXIB_ENABLE_HCA_IN_EMBEDDED_CPU_FUNCTION	2, 31, 31
-#define CXIB_ENABLE_HCA_IN_FUNCTION_ID		2, 15, 0
+#define CXIB_ENABLE_HCA_IN_EMBEDDED_CPU_FUNCTION	2, 31, 31, struct cxib_enable_hca_in
+#define CXIB_ENABLE_HCA_IN_FUNCTION_ID		2, 15, 0, struct cxib_enable_hca_in
 #define CXIB_ENABLE_HCA_IN_LEN			16
+struct cxib_enable_hca_in { __be32 dw[CXIB_ENABLE_HCA_IN_LEN / 4]; };
 #define CXIB_ENABLE_HCA_OUT_LEN			12
+struct cxib_enable_hca_out { __be32 dw[CXIB_ENABLE_HCA_OUT_LEN / 4]; };
 
-#define CXIB_DISABLE_HCA_IN_EMBEDDED_CPU_FUNCTION	2, 31, 31
-#define CXIB_DISABLE_HCA_IN_FUNCTION_ID		2, 15, 0
+#define CXIB_DISABLE_HCA_IN_EMBEDDED_CPU_FUNCTION	2, 31, 31, struct cxib_disable_hca_in
+#define CXIB_DISABLE_HCA_IN_FUNCTION_ID		2, 15, 0, struct cxib_disable_hca_in
 #define CXIB_DISABLE_HCA_IN_LEN			16
+struct cxib_disable_hca_in { __be32 dw[CXIB_DISABLE_HCA_IN_LEN / 4]; };
 #define CXIB_DISABLE_HCA_OUT_LEN		12
+struct cxib_disable_hca_out { __be32 dw[CXIB_DISABLE_HCA_OUT_LEN / 4]; };
 
 /* ---- QUERY_ISSI / SET_ISSI (0x10a / 0x10b) ------------------------------------------- */
 
 #define CXIB_QUERY_ISSI_IN_LEN			16
-#define CXIB_QUERY_ISSI_OUT_CURRENT_ISSI	2, 15, 0
-#define CXIB_QUERY_ISSI_OUT_SUPPORTED_ISSI_DW0	27, 31, 0	/* bit n: ISSI n supported */
+struct cxib_query_issi_in { __be32 dw[CXIB_QUERY_ISSI_IN_LEN / 4]; };
+#define CXIB_QUERY_ISSI_OUT_CURRENT_ISSI	2, 15, 0, struct cxib_query_issi_out
+/* bit n: ISSI n supported */
+#define CXIB_QUERY_ISSI_OUT_SUPPORTED_ISSI_DW0	27, 31, 0, struct cxib_query_issi_out
 #define CXIB_QUERY_ISSI_OUT_LEN			0x70
+struct cxib_query_issi_out { __be32 dw[CXIB_QUERY_ISSI_OUT_LEN / 4]; };
 
-#define CXIB_SET_ISSI_IN_CURRENT_ISSI		2, 15, 0
+#define CXIB_SET_ISSI_IN_CURRENT_ISSI		2, 15, 0, struct cxib_set_issi_in
 #define CXIB_SET_ISSI_IN_LEN			16
+struct cxib_set_issi_in { __be32 dw[CXIB_SET_ISSI_IN_LEN / 4]; };
 #define CXIB_SET_ISSI_OUT_LEN			16
+struct cxib_set_issi_out { __be32 dw[CXIB_SET_ISSI_OUT_LEN / 4]; };
 
 /* Interface step sequence IDs (ISSI) this interface knows. */
 enum {
@@ -352,13 +365,16 @@ enum {
 
 /* ---- QUERY_PAGES / MANAGE_PAGES (0x107 / 0x108) -------------------------------------- */
 
-#define CXIB_QUERY_PAGES_IN_EMBEDDED_CPU_FUNCTION	2, 31, 31
-#define CXIB_QUERY_PAGES_IN_FUNCTION_ID		2, 15, 0
+#define CXIB_QUERY_PAGES_IN_EMBEDDED_CPU_FUNCTION	2, 31, 31, struct cxib_query_pages_in
+#define CXIB_QUERY_PAGES_IN_FUNCTION_ID		2, 15, 0, struct cxib_query_pages_in
 #define CXIB_QUERY_PAGES_IN_LEN			16
-#define CXIB_QUERY_PAGES_OUT_EMBEDDED_CPU_FUNCTION	2, 31, 31
-#define CXIB_QUERY_PAGES_OUT_FUNCTION_ID	2, 15, 0
-#define CXIB_QUERY_PAGES_OUT_NUM_PAGES		3, 31, 0	/* s32: > 0 give, < 0 take */
+struct cxib_query_pages_in { __be32 dw[CXIB_QUERY_PAGES_IN_LEN / 4]; };
+#define CXIB_QUERY_PAGES_OUT_EMBEDDED_CPU_FUNCTION	2, 31, 31, struct cxib_query_pages_out
+#define CXIB_QUERY_PAGES_OUT_FUNCTION_ID	2, 15, 0, struct cxib_query_pages_out
+/* s32: > 0 give, < 0 take */
+#define CXIB_QUERY_PAGES_OUT_NUM_PAGES		3, 31, 0, struct cxib_query_pages_out
 #define CXIB_QUERY_PAGES_OUT_LEN		16
+struct cxib_query_pages_out { __be32 dw[CXIB_QUERY_PAGES_OUT_LEN / 4]; };
 
 /* QUERY_PAGES op_mod: which request. */
 enum {
@@ -367,13 +383,15 @@ enum {
 	CXIB_QUERY_PAGES_OP_MOD_REGULAR		= 3,
 };
 
-#define CXIB_MANAGE_PAGES_IN_EMBEDDED_CPU_FUNCTION	2, 31, 31
-#define CXIB_MANAGE_PAGES_IN_FUNCTION_ID	2, 15, 0
-#define CXIB_MANAGE_PAGES_IN_INPUT_NUM_ENTRIES	3, 31, 0
+#define CXIB_MANAGE_PAGES_IN_EMBEDDED_CPU_FUNCTION	2, 31, 31, struct cxib_manage_pages_in
+#define CXIB_MANAGE_PAGES_IN_FUNCTION_ID	2, 15, 0, struct cxib_manage_pages_in
+#define CXIB_MANAGE_PAGES_IN_INPUT_NUM_ENTRIES	3, 31, 0, struct cxib_manage_pages_in
 #define CXIB_MANAGE_PAGES_IN_PAS_OFFSET		0x10	/* GIVE: the pages handed over */
+struct cxib_manage_pages_in { __be32 dw[CXIB_MANAGE_PAGES_IN_PAS_OFFSET / 4]; };
 #define CXIB_MANAGE_PAGES_IN_LEN(npages)	(0x10u + CXIB_PAS_ENTRY_SIZE * (npages))
-#define CXIB_MANAGE_PAGES_OUT_OUTPUT_NUM_ENTRIES	2, 31, 0
+#define CXIB_MANAGE_PAGES_OUT_OUTPUT_NUM_ENTRIES	2, 31, 0, struct cxib_manage_pages_out
 #define CXIB_MANAGE_PAGES_OUT_PAS_OFFSET	0x10	/* TAKE: the pages given back */
+struct cxib_manage_pages_out { __be32 dw[CXIB_MANAGE_PAGES_OUT_PAS_OFFSET / 4]; };
 #define CXIB_MANAGE_PAGES_OUT_LEN(npages)	(0x10u + CXIB_PAS_ENTRY_SIZE * (npages))
 
 /* MANAGE_PAGES op_mod. */
@@ -385,21 +403,25 @@ enum {
 
 /* ---- QUERY_HCA_CAP / SET_HCA_CAP (0x100 / 0x109) ------------------------------------- */
 
-#define CXIB_QUERY_HCA_CAP_IN_OTHER_FUNCTION	2, 31, 31
-#define CXIB_QUERY_HCA_CAP_IN_FUNCTION_ID	2, 15, 0
-#define CXIB_QUERY_HCA_CAP_IN_LEN		16
-#define CXIB_QUERY_HCA_CAP_OUT_CAPABILITY_OFFSET	0x10
-#define CXIB_QUERY_HCA_CAP_OUT_LEN		(0x10 + CXIB_HCA_CAP_UNION_SIZE)
-
-#define CXIB_SET_HCA_CAP_IN_OTHER_FUNCTION	2, 31, 31
-#define CXIB_SET_HCA_CAP_IN_FUNCTION_ID		2, 15, 0
-#define CXIB_SET_HCA_CAP_IN_CAPABILITY_OFFSET	0x10
-#define CXIB_SET_HCA_CAP_IN_LEN			(0x10 + CXIB_HCA_CAP_UNION_SIZE)
-#define CXIB_SET_HCA_CAP_OUT_LEN		16
-
 /* Size of the capability union in the command, and of the general capabilities in it. */
 #define CXIB_HCA_CAP_UNION_SIZE			4096
 #define CXIB_HCA_CAP_SIZE			256
+
+#define CXIB_QUERY_HCA_CAP_IN_OTHER_FUNCTION	2, 31, 31, struct cxib_query_hca_cap_in
+#define CXIB_QUERY_HCA_CAP_IN_FUNCTION_ID	2, 15, 0, struct cxib_query_hca_cap_in
+#define CXIB_QUERY_HCA_CAP_IN_LEN		16
+struct cxib_query_hca_cap_in { __be32 dw[CXIB_QUERY_HCA_CAP_IN_LEN / 4]; };
+#define CXIB_QUERY_HCA_CAP_OUT_CAPABILITY_OFFSET	0x10
+#define CXIB_QUERY_HCA_CAP_OUT_LEN		(0x10 + CXIB_HCA_CAP_UNION_SIZE)
+struct cxib_query_hca_cap_out { __be32 dw[CXIB_QUERY_HCA_CAP_OUT_LEN / 4]; };
+
+#define CXIB_SET_HCA_CAP_IN_OTHER_FUNCTION	2, 31, 31, struct cxib_set_hca_cap_in
+#define CXIB_SET_HCA_CAP_IN_FUNCTION_ID		2, 15, 0, struct cxib_set_hca_cap_in
+#define CXIB_SET_HCA_CAP_IN_CAPABILITY_OFFSET	0x10
+#define CXIB_SET_HCA_CAP_IN_LEN			(0x10 + CXIB_HCA_CAP_UNION_SIZE)
+struct cxib_set_hca_cap_in { __be32 dw[CXIB_SET_HCA_CAP_IN_LEN / 4]; };
+#define CXIB_SET_HCA_CAP_OUT_LEN		16
+struct cxib_set_hca_cap_out { __be32 dw[CXIB_SET_HCA_CAP_OUT_LEN / 4]; };
 
 /* op_mod = type << 1 | mode for QUERY_HCA_CAP; type << 1 for SET_HCA_CAP. */
 #define CXIB_HCA_CAP_OP_MOD(type, mode)		((type) << 1 | (mode))
@@ -570,7 +592,7 @@ enum {
 #define CXIB_HCA_CAP_LOG_MAX_WQ_SZ		30, 4, 0, struct cxib_hca_cap
 #define CXIB_HCA_CAP_NIC_VPORT_CHANGE_EVENT	31, 31, 31, struct cxib_hca_cap
 #define CXIB_HCA_CAP_VHCA_STATE			31, 21, 21, struct cxib_hca_cap
-#define CXIB_HCA_CAP_GENERAL_OBJ_TYPES		32, 63, 0	/* 64-bit */
+#define CXIB_HCA_CAP_GENERAL_OBJ_TYPES		32, 63, 0, struct cxib_hca_cap	/* 64-bit */
 #define CXIB_HCA_CAP_LOG_MAX_UCTX		35, 28, 24, struct cxib_hca_cap
 #define CXIB_HCA_CAP_CRYPTO			35, 22, 22, struct cxib_hca_cap
 #define CXIB_HCA_CAP_IPSEC_OFFLOAD		35, 21, 21, struct cxib_hca_cap
@@ -617,11 +639,12 @@ enum {
  * atomic returns (req_8b_endianness_mode, the one field SET_HCA_CAP may change).  Same
  * size as the general capabilities; upstream mlx5_ifc.h names it atomic_caps.
  */
-#define CXIB_ATOMIC_CAP_REQ_8B_ENDIANNESS_MODE		2, 31, 30
-#define CXIB_ATOMIC_CAP_SUPPORTED_REQ_8B_ENDIANNESS_MODE_1	2, 25, 25
-#define CXIB_ATOMIC_CAP_OPERATIONS			4, 15, 0
-#define CXIB_ATOMIC_CAP_SIZE_QP				5, 15, 0
-#define CXIB_ATOMIC_CAP_SIZE_DC				6, 15, 0
+struct cxib_atomic_cap { __be32 dw[CXIB_HCA_CAP_SIZE / 4]; };
+#define CXIB_ATOMIC_CAP_REQ_8B_ENDIANNESS_MODE		2, 31, 30, struct cxib_atomic_cap
+#define CXIB_ATOMIC_CAP_SUPPORTED_REQ_8B_ENDIANNESS_MODE_1	2, 25, 25, struct cxib_atomic_cap
+#define CXIB_ATOMIC_CAP_OPERATIONS			4, 15, 0, struct cxib_atomic_cap
+#define CXIB_ATOMIC_CAP_SIZE_QP				5, 15, 0, struct cxib_atomic_cap
+#define CXIB_ATOMIC_CAP_SIZE_DC				6, 15, 0, struct cxib_atomic_cap
 
 /* atomic_req_8B_endianness_mode: the returned original value in memory */
 enum {
@@ -644,15 +667,20 @@ enum {
 
 /* ---- INIT_HCA / TEARDOWN_HCA (0x102 / 0x103) ----------------------------------------- */
 
-#define CXIB_INIT_HCA_IN_SW_VHCA_ID		3, 29, 16
+#define CXIB_INIT_HCA_IN_SW_VHCA_ID		3, 29, 16, struct cxib_init_hca_in
 #define CXIB_INIT_HCA_IN_SW_OWNER_ID_OFFSET	0x10	/* 16 bytes, if cap sw_owner_id */
 #define CXIB_INIT_HCA_IN_LEN			32
+struct cxib_init_hca_in { __be32 dw[CXIB_INIT_HCA_IN_LEN / 4]; };
 #define CXIB_INIT_HCA_OUT_LEN			16
+struct cxib_init_hca_out { __be32 dw[CXIB_INIT_HCA_OUT_LEN / 4]; };
 
-#define CXIB_TEARDOWN_HCA_IN_PROFILE		2, 15, 0
+#define CXIB_TEARDOWN_HCA_IN_PROFILE		2, 15, 0, struct cxib_teardown_hca_in
 #define CXIB_TEARDOWN_HCA_IN_LEN		16
-#define CXIB_TEARDOWN_HCA_OUT_STATE		3, 0, 0	/* force_state */
+struct cxib_teardown_hca_in { __be32 dw[CXIB_TEARDOWN_HCA_IN_LEN / 4]; };
+/* force_state */
+#define CXIB_TEARDOWN_HCA_OUT_STATE		3, 0, 0, struct cxib_teardown_hca_out
 #define CXIB_TEARDOWN_HCA_OUT_LEN		16
+struct cxib_teardown_hca_out { __be32 dw[CXIB_TEARDOWN_HCA_OUT_LEN / 4]; };
 
 /* TEARDOWN_HCA profile */
 enum {
@@ -670,60 +698,78 @@ enum {
 /* ---- QUERY_ADAPTER (0x101) -------------------------------------------------------------- */
 
 #define CXIB_QUERY_ADAPTER_IN_LEN		16
-#define CXIB_QUERY_ADAPTER_OUT_IEEE_VENDOR_ID	10, 23, 0	/* 0x02c9: Mellanox */
-#define CXIB_QUERY_ADAPTER_OUT_VSD_VENDOR_ID	11, 15, 0
+struct cxib_query_adapter_in { __be32 dw[CXIB_QUERY_ADAPTER_IN_LEN / 4]; };
+/* 0x02c9: Mellanox */
+#define CXIB_QUERY_ADAPTER_OUT_IEEE_VENDOR_ID	10, 23, 0, struct cxib_query_adapter_out
+#define CXIB_QUERY_ADAPTER_OUT_VSD_VENDOR_ID	11, 15, 0, struct cxib_query_adapter_out
 #define CXIB_QUERY_ADAPTER_OUT_VSD_OFFSET	0x30		/* vendor specific data */
 #define CXIB_QUERY_ADAPTER_VSD_LEN		208
 #define CXIB_QUERY_ADAPTER_OUT_PSID_OFFSET	0x100		/* vsd_contd_psid: board id */
 #define CXIB_QUERY_ADAPTER_PSID_LEN		16		/* ASCII, NUL padded */
 #define CXIB_QUERY_ADAPTER_OUT_LEN		0x110
+struct cxib_query_adapter_out { __be32 dw[CXIB_QUERY_ADAPTER_OUT_LEN / 4]; };
 
 /* ---- ALLOC_UAR / DEALLOC_UAR (0x802 / 0x803) ------------------------------------------- */
 
 #define CXIB_ALLOC_UAR_IN_LEN			16
-#define CXIB_ALLOC_UAR_OUT_UAR			2, 23, 0	/* UAR page = BAR0 + uar * 4 KiB */
+struct cxib_alloc_uar_in { __be32 dw[CXIB_ALLOC_UAR_IN_LEN / 4]; };
+/* UAR page = BAR0 + uar * 4 KiB */
+#define CXIB_ALLOC_UAR_OUT_UAR			2, 23, 0, struct cxib_alloc_uar_out
 #define CXIB_ALLOC_UAR_OUT_LEN			16
+struct cxib_alloc_uar_out { __be32 dw[CXIB_ALLOC_UAR_OUT_LEN / 4]; };
 
-#define CXIB_DEALLOC_UAR_IN_UAR			2, 23, 0
+#define CXIB_DEALLOC_UAR_IN_UAR			2, 23, 0, struct cxib_dealloc_uar_in
 #define CXIB_DEALLOC_UAR_IN_LEN			16
+struct cxib_dealloc_uar_in { __be32 dw[CXIB_DEALLOC_UAR_IN_LEN / 4]; };
 #define CXIB_DEALLOC_UAR_OUT_LEN		16
+struct cxib_dealloc_uar_out { __be32 dw[CXIB_DEALLOC_UAR_OUT_LEN / 4]; };
 
 /* ---- CREATE_EQ / DESTROY_EQ / QUERY_EQ (0x301-0x303); eqc and EQE in eq.h ------------- */
 
-#define CXIB_CREATE_EQ_IN_RESERVED_AT_40	2, 31, 0
-#define CXIB_CREATE_EQ_IN_RESERVED_AT_60	3, 31, 0
+#define CXIB_CREATE_EQ_IN_RESERVED_AT_40	2, 31, 0, struct cxib_create_eq_in
+#define CXIB_CREATE_EQ_IN_RESERVED_AT_60	3, 31, 0, struct cxib_create_eq_in
 #define CXIB_CREATE_EQ_IN_EQC_OFFSET		0x10
-#define CXIB_CREATE_EQ_IN_EVENT_BITMASK		22, 63, 0	/* 64-bit word 0 at 0x58 */
+/* 64-bit word 0 at 0x58 */
+#define CXIB_CREATE_EQ_IN_EVENT_BITMASK		22, 63, 0, struct cxib_create_eq_in
 /* 64-bit word @k of the event bitmask, at 0x58 + 8k: event types 64k .. 64k + 63. */
-#define CXIB_CREATE_EQ_IN_EVENT_BITMASK_WORD(k)	(22 + 2 * (k)), 63, 0
+#define CXIB_CREATE_EQ_IN_EVENT_BITMASK_WORD(k)	(22 + 2 * (k)), 63, 0, struct cxib_create_eq_in
 #define CXIB_CREATE_EQ_EVENT_BITMASK_WORDS	4
 #define CXIB_CREATE_EQ_IN_PAS_OFFSET		0x110
+struct cxib_create_eq_in { __be32 dw[CXIB_CREATE_EQ_IN_PAS_OFFSET / 4]; };
 #define CXIB_CREATE_EQ_IN_LEN(npas)		(0x110u + CXIB_PAS_ENTRY_SIZE * (npas))
-#define CXIB_CREATE_EQ_OUT_EQ_NUMBER		2, 7, 0
+#define CXIB_CREATE_EQ_OUT_EQ_NUMBER		2, 7, 0, struct cxib_create_eq_out
 #define CXIB_CREATE_EQ_OUT_LEN			16
+struct cxib_create_eq_out { __be32 dw[CXIB_CREATE_EQ_OUT_LEN / 4]; };
 
-#define CXIB_DESTROY_EQ_IN_RESERVED_AT_40	2, 31, 8
-#define CXIB_DESTROY_EQ_IN_EQ_NUMBER		2, 7, 0
-#define CXIB_DESTROY_EQ_IN_RESERVED_AT_60	3, 31, 0
+#define CXIB_DESTROY_EQ_IN_RESERVED_AT_40	2, 31, 8, struct cxib_destroy_eq_in
+#define CXIB_DESTROY_EQ_IN_EQ_NUMBER		2, 7, 0, struct cxib_destroy_eq_in
+#define CXIB_DESTROY_EQ_IN_RESERVED_AT_60	3, 31, 0, struct cxib_destroy_eq_in
 #define CXIB_DESTROY_EQ_IN_LEN			16
+struct cxib_destroy_eq_in { __be32 dw[CXIB_DESTROY_EQ_IN_LEN / 4]; };
 #define CXIB_DESTROY_EQ_OUT_LEN			16
+struct cxib_destroy_eq_out { __be32 dw[CXIB_DESTROY_EQ_OUT_LEN / 4]; };
 
-#define CXIB_QUERY_EQ_IN_RESERVED_AT_40		2, 31, 8
-#define CXIB_QUERY_EQ_IN_EQ_NUMBER		2, 7, 0
-#define CXIB_QUERY_EQ_IN_RESERVED_AT_60		3, 31, 0
+#define CXIB_QUERY_EQ_IN_RESERVED_AT_40		2, 31, 8, struct cxib_query_eq_in
+#define CXIB_QUERY_EQ_IN_EQ_NUMBER		2, 7, 0, struct cxib_query_eq_in
+#define CXIB_QUERY_EQ_IN_RESERVED_AT_60		3, 31, 0, struct cxib_query_eq_in
 #define CXIB_QUERY_EQ_IN_LEN			16
+struct cxib_query_eq_in { __be32 dw[CXIB_QUERY_EQ_IN_LEN / 4]; };
 #define CXIB_QUERY_EQ_OUT_EQC_OFFSET		0x10
-#define CXIB_QUERY_EQ_OUT_EVENT_BITMASK		22, 63, 0	/* word 0 only */
+/* word 0 only */
+#define CXIB_QUERY_EQ_OUT_EVENT_BITMASK		22, 63, 0, struct cxib_query_eq_out
 #define CXIB_QUERY_EQ_OUT_LEN			0x110
+struct cxib_query_eq_out { __be32 dw[CXIB_QUERY_EQ_OUT_LEN / 4]; };
 
 /* ---- ACCESS_REG (0x805) ------------------------------------------------------------------ */
 
-#define CXIB_ACCESS_REG_IN_RESERVED_AT_40	2, 31, 16
-#define CXIB_ACCESS_REG_IN_REGISTER_ID		2, 15, 0
-#define CXIB_ACCESS_REG_IN_ARGUMENT		3, 31, 0
+#define CXIB_ACCESS_REG_IN_RESERVED_AT_40	2, 31, 16, struct cxib_access_reg_in
+#define CXIB_ACCESS_REG_IN_REGISTER_ID		2, 15, 0, struct cxib_access_reg_in
+#define CXIB_ACCESS_REG_IN_ARGUMENT		3, 31, 0, struct cxib_access_reg_in
 #define CXIB_ACCESS_REG_IN_DATA_OFFSET		0x10
+struct cxib_access_reg_in { __be32 dw[CXIB_ACCESS_REG_IN_DATA_OFFSET / 4]; };
 #define CXIB_ACCESS_REG_IN_LEN(reg_len)		(0x10u + (reg_len))
 #define CXIB_ACCESS_REG_OUT_DATA_OFFSET		0x10
+struct cxib_access_reg_out { __be32 dw[CXIB_ACCESS_REG_OUT_DATA_OFFSET / 4]; };
 #define CXIB_ACCESS_REG_OUT_LEN(reg_len)	(0x10u + (reg_len))
 
 /* ACCESS_REG op_mod */
@@ -746,35 +792,39 @@ enum {
 };
 
 /* HOST_ENDIANNESS (write, PF, mandatory at probe): he = byte 0. */
-#define CXIB_REG_HOST_ENDIANNESS_HE		0, 31, 24
+#define CXIB_REG_HOST_ENDIANNESS_HE		0, 31, 24, struct cxib_reg_host_endianness
 #define CXIB_REG_HOST_ENDIANNESS_LEN		16
+struct cxib_reg_host_endianness { __be32 dw[CXIB_REG_HOST_ENDIANNESS_LEN / 4]; };
 enum {
 	CXIB_HOST_ENDIANNESS_LITTLE		= 0x00,
 	CXIB_HOST_ENDIANNESS_BIG		= 0x80,
 };
 
 /* PCAP: the port's PortInfo.CapabilityMask (write sets it, read returns it). */
-#define CXIB_REG_PCAP_LOCAL_PORT		0, 23, 16
-#define CXIB_REG_PCAP_PORT_CAPABILITY_MASK	1, 31, 0
+#define CXIB_REG_PCAP_LOCAL_PORT		0, 23, 16, struct cxib_reg_pcap
+#define CXIB_REG_PCAP_PORT_CAPABILITY_MASK	1, 31, 0, struct cxib_reg_pcap
 #define CXIB_REG_PCAP_LEN			20
+struct cxib_reg_pcap { __be32 dw[CXIB_REG_PCAP_LEN / 4]; };
 
 /* PMTU: MTUs in bytes. */
-#define CXIB_REG_PMTU_LOCAL_PORT		0, 23, 16
-#define CXIB_REG_PMTU_MAX_MTU			1, 31, 16
-#define CXIB_REG_PMTU_ADMIN_MTU			2, 31, 16
-#define CXIB_REG_PMTU_OPER_MTU			3, 31, 16
+#define CXIB_REG_PMTU_LOCAL_PORT		0, 23, 16, struct cxib_reg_pmtu
+#define CXIB_REG_PMTU_MAX_MTU			1, 31, 16, struct cxib_reg_pmtu
+#define CXIB_REG_PMTU_ADMIN_MTU			2, 31, 16, struct cxib_reg_pmtu
+#define CXIB_REG_PMTU_OPER_MTU			3, 31, 16, struct cxib_reg_pmtu
 #define CXIB_REG_PMTU_LEN			16
+struct cxib_reg_pmtu { __be32 dw[CXIB_REG_PMTU_LEN / 4]; };
 
 /* PTYS: link width / speed; IB fields when proto_mask = CXIB_PTYS_PROTO_IB. */
-#define CXIB_REG_PTYS_LOCAL_PORT		0, 23, 16
-#define CXIB_REG_PTYS_PROTO_MASK		0, 2, 0
-#define CXIB_REG_PTYS_IB_LINK_WIDTH_CAPABILITY	4, 31, 16
-#define CXIB_REG_PTYS_IB_PROTO_CAPABILITY	4, 15, 0
-#define CXIB_REG_PTYS_IB_LINK_WIDTH_ADMIN	7, 31, 16
-#define CXIB_REG_PTYS_IB_PROTO_ADMIN		7, 15, 0
-#define CXIB_REG_PTYS_IB_LINK_WIDTH_OPER	10, 31, 16
-#define CXIB_REG_PTYS_IB_PROTO_OPER		10, 15, 0
+#define CXIB_REG_PTYS_LOCAL_PORT		0, 23, 16, struct cxib_reg_ptys
+#define CXIB_REG_PTYS_PROTO_MASK		0, 2, 0, struct cxib_reg_ptys
+#define CXIB_REG_PTYS_IB_LINK_WIDTH_CAPABILITY	4, 31, 16, struct cxib_reg_ptys
+#define CXIB_REG_PTYS_IB_PROTO_CAPABILITY	4, 15, 0, struct cxib_reg_ptys
+#define CXIB_REG_PTYS_IB_LINK_WIDTH_ADMIN	7, 31, 16, struct cxib_reg_ptys
+#define CXIB_REG_PTYS_IB_PROTO_ADMIN		7, 15, 0, struct cxib_reg_ptys
+#define CXIB_REG_PTYS_IB_LINK_WIDTH_OPER	10, 31, 16, struct cxib_reg_ptys
+#define CXIB_REG_PTYS_IB_PROTO_OPER		10, 15, 0, struct cxib_reg_ptys
 #define CXIB_REG_PTYS_LEN			64
+struct cxib_reg_ptys { __be32 dw[CXIB_REG_PTYS_LEN / 4]; };
 
 enum {
 	CXIB_PTYS_PROTO_IB			= 1 << 0,
@@ -803,21 +853,23 @@ enum {
 };
 
 /* PVLC: VLs (IB VLCap encoding: 1 = VL0, 2 = VL0-1, 3 = VL0-3, 4 = VL0-7, 5 = VL0-14). */
-#define CXIB_REG_PVLC_LOCAL_PORT		0, 23, 16
-#define CXIB_REG_PVLC_VL_HW_CAP			1, 3, 0
-#define CXIB_REG_PVLC_VL_ADMIN			2, 3, 0
-#define CXIB_REG_PVLC_VL_OPERATIONAL		3, 3, 0
+#define CXIB_REG_PVLC_LOCAL_PORT		0, 23, 16, struct cxib_reg_pvlc
+#define CXIB_REG_PVLC_VL_HW_CAP			1, 3, 0, struct cxib_reg_pvlc
+#define CXIB_REG_PVLC_VL_ADMIN			2, 3, 0, struct cxib_reg_pvlc
+#define CXIB_REG_PVLC_VL_OPERATIONAL		3, 3, 0, struct cxib_reg_pvlc
 #define CXIB_REG_PVLC_LEN			16
+struct cxib_reg_pvlc { __be32 dw[CXIB_REG_PVLC_LEN / 4]; };
 
 /* PAOS: administrative / operational port status (1 up, 2 down). */
-#define CXIB_REG_PAOS_SWID			0, 31, 24
-#define CXIB_REG_PAOS_LOCAL_PORT		0, 23, 16
-#define CXIB_REG_PAOS_ADMIN_STATUS		0, 11, 8
-#define CXIB_REG_PAOS_OPER_STATUS		0, 3, 0
-#define CXIB_REG_PAOS_ASE			1, 31, 31
-#define CXIB_REG_PAOS_EE			1, 30, 30
-#define CXIB_REG_PAOS_E				1, 1, 0
+#define CXIB_REG_PAOS_SWID			0, 31, 24, struct cxib_reg_paos
+#define CXIB_REG_PAOS_LOCAL_PORT		0, 23, 16, struct cxib_reg_paos
+#define CXIB_REG_PAOS_ADMIN_STATUS		0, 11, 8, struct cxib_reg_paos
+#define CXIB_REG_PAOS_OPER_STATUS		0, 3, 0, struct cxib_reg_paos
+#define CXIB_REG_PAOS_ASE			1, 31, 31, struct cxib_reg_paos
+#define CXIB_REG_PAOS_EE			1, 30, 30, struct cxib_reg_paos
+#define CXIB_REG_PAOS_E				1, 1, 0, struct cxib_reg_paos
 #define CXIB_REG_PAOS_LEN			16
+struct cxib_reg_paos { __be32 dw[CXIB_REG_PAOS_LEN / 4]; };
 
 enum {
 	CXIB_PORT_STATUS_UP			= 1,
@@ -829,10 +881,12 @@ enum {
 
 /* ---- QUERY_HCA_VPORT_CONTEXT / _GID / _PKEY (0x762, 0x764, 0x765) ----------------------- */
 
-#define CXIB_QUERY_HCA_VPORT_CONTEXT_IN_OTHER_VPORT	2, 31, 31
-#define CXIB_QUERY_HCA_VPORT_CONTEXT_IN_PORT_NUM	2, 19, 16	/* if num_ports == 2 */
-#define CXIB_QUERY_HCA_VPORT_CONTEXT_IN_VPORT_NUMBER	2, 15, 0
+#define CXIB_QUERY_HCA_VPORT_CONTEXT_IN_OTHER_VPORT 2, 31, 31, struct cxib_query_hca_vport_ctx_in
+/* if num_ports == 2 */
+#define CXIB_QUERY_HCA_VPORT_CONTEXT_IN_PORT_NUM 2, 19, 16, struct cxib_query_hca_vport_ctx_in
+#define CXIB_QUERY_HCA_VPORT_CONTEXT_IN_VPORT_NUMBER	2, 15, 0, struct cxib_query_hca_vport_ctx_in
 #define CXIB_QUERY_HCA_VPORT_CONTEXT_IN_LEN		16
+struct cxib_query_hca_vport_ctx_in { __be32 dw[CXIB_QUERY_HCA_VPORT_CONTEXT_IN_LEN / 4]; };
 #define CXIB_QUERY_HCA_VPORT_CONTEXT_OUT_CONTEXT_OFFSET	0x10
 #define CXIB_QUERY_HCA_VPORT_CONTEXT_OUT_LEN		(0x10 + CXIB_HCA_VPORT_CTX_SIZE)
 
@@ -842,6 +896,7 @@ struct cxib_hca_vport_context {
 };
 
 #define CXIB_HCA_VPORT_CTX_SIZE			512
+struct cxib_query_hca_vport_ctx_out { __be32 dw[CXIB_QUERY_HCA_VPORT_CONTEXT_OUT_LEN / 4]; };
 
 CXIB_STATIC_ASSERT(sizeof(struct cxib_hca_vport_context) == CXIB_HCA_VPORT_CTX_SIZE);
 
@@ -857,9 +912,9 @@ CXIB_STATIC_ASSERT(sizeof(struct cxib_hca_vport_context) == CXIB_HCA_VPORT_CTX_S
 /* IB PortState */
 #define CXIB_HCA_VPORT_CTX_PORT_STATE		8, 7, 4, struct cxib_hca_vport_context
 #define CXIB_HCA_VPORT_CTX_VPORT_STATE		8, 3, 0, struct cxib_hca_vport_context
-#define CXIB_HCA_VPORT_CTX_SYSTEM_IMAGE_GUID	10, 63, 0
-#define CXIB_HCA_VPORT_CTX_PORT_GUID		12, 63, 0
-#define CXIB_HCA_VPORT_CTX_NODE_GUID		14, 63, 0
+#define CXIB_HCA_VPORT_CTX_SYSTEM_IMAGE_GUID	10, 63, 0, struct cxib_hca_vport_context
+#define CXIB_HCA_VPORT_CTX_PORT_GUID		12, 63, 0, struct cxib_hca_vport_context
+#define CXIB_HCA_VPORT_CTX_NODE_GUID		14, 63, 0, struct cxib_hca_vport_context
 /* PortInfo.CapabilityMask */
 #define CXIB_HCA_VPORT_CTX_CAP_MASK1		16, 31, 0, struct cxib_hca_vport_context
 #define CXIB_HCA_VPORT_CTX_CAP_MASK1_FIELD_SELECT	17, 31, 0, struct cxib_hca_vport_context
@@ -874,21 +929,25 @@ CXIB_STATIC_ASSERT(sizeof(struct cxib_hca_vport_context) == CXIB_HCA_VPORT_CTX_S
 #define CXIB_HCA_VPORT_CTX_QKEY_VIOLATION_COUNTER	26, 31, 16, struct cxib_hca_vport_context
 #define CXIB_HCA_VPORT_CTX_PKEY_VIOLATION_COUNTER	26, 15, 0, struct cxib_hca_vport_context
 
-#define CXIB_QUERY_HCA_VPORT_GID_IN_OTHER_VPORT		2, 31, 31
-#define CXIB_QUERY_HCA_VPORT_GID_IN_PORT_NUM		2, 19, 16
-#define CXIB_QUERY_HCA_VPORT_GID_IN_VPORT_NUMBER	2, 15, 0
-#define CXIB_QUERY_HCA_VPORT_GID_IN_GID_INDEX		3, 15, 0
+#define CXIB_QUERY_HCA_VPORT_GID_IN_OTHER_VPORT 2, 31, 31, struct cxib_query_hca_vport_gid_in
+#define CXIB_QUERY_HCA_VPORT_GID_IN_PORT_NUM 2, 19, 16, struct cxib_query_hca_vport_gid_in
+#define CXIB_QUERY_HCA_VPORT_GID_IN_VPORT_NUMBER	2, 15, 0, struct cxib_query_hca_vport_gid_in
+#define CXIB_QUERY_HCA_VPORT_GID_IN_GID_INDEX		3, 15, 0, struct cxib_query_hca_vport_gid_in
 #define CXIB_QUERY_HCA_VPORT_GID_IN_LEN			16
-#define CXIB_QUERY_HCA_VPORT_GID_OUT_GIDS_NUM		3, 31, 16
+struct cxib_query_hca_vport_gid_in { __be32 dw[CXIB_QUERY_HCA_VPORT_GID_IN_LEN / 4]; };
+#define CXIB_QUERY_HCA_VPORT_GID_OUT_GIDS_NUM 3, 31, 16, struct cxib_query_hca_vport_gid_out
 #define CXIB_QUERY_HCA_VPORT_GID_OUT_GID_OFFSET		0x10	/* 16-byte GIDs */
+struct cxib_query_hca_vport_gid_out { __be32 dw[CXIB_QUERY_HCA_VPORT_GID_OUT_GID_OFFSET / 4]; };
 #define CXIB_QUERY_HCA_VPORT_GID_OUT_LEN(ngids)		(0x10u + 16 * (ngids))
 
-#define CXIB_QUERY_HCA_VPORT_PKEY_IN_OTHER_VPORT	2, 31, 31
-#define CXIB_QUERY_HCA_VPORT_PKEY_IN_PORT_NUM		2, 19, 16
-#define CXIB_QUERY_HCA_VPORT_PKEY_IN_VPORT_NUMBER	2, 15, 0
-#define CXIB_QUERY_HCA_VPORT_PKEY_IN_PKEY_INDEX		3, 15, 0
+#define CXIB_QUERY_HCA_VPORT_PKEY_IN_OTHER_VPORT 2, 31, 31, struct cxib_query_hca_vport_pkey_in
+#define CXIB_QUERY_HCA_VPORT_PKEY_IN_PORT_NUM 2, 19, 16, struct cxib_query_hca_vport_pkey_in
+#define CXIB_QUERY_HCA_VPORT_PKEY_IN_VPORT_NUMBER 2, 15, 0, struct cxib_query_hca_vport_pkey_in
+#define CXIB_QUERY_HCA_VPORT_PKEY_IN_PKEY_INDEX 3, 15, 0, struct cxib_query_hca_vport_pkey_in
 #define CXIB_QUERY_HCA_VPORT_PKEY_IN_LEN		16
+struct cxib_query_hca_vport_pkey_in { __be32 dw[CXIB_QUERY_HCA_VPORT_PKEY_IN_LEN / 4]; };
 #define CXIB_QUERY_HCA_VPORT_PKEY_OUT_PKEY_OFFSET	0x10	/* 4-byte entries */
+struct cxib_query_hca_vport_pkey_out { __be32 dw[CXIB_QUERY_HCA_VPORT_PKEY_OUT_PKEY_OFFSET / 4]; };
 #define CXIB_QUERY_HCA_VPORT_PKEY_OUT_LEN(npkeys)	(0x10u + 4 * (npkeys))
 #define CXIB_HCA_VPORT_PKEY_ENTRY_PKEY			0, 15, 0	/* in each entry */
 
@@ -897,12 +956,14 @@ CXIB_STATIC_ASSERT(sizeof(struct cxib_hca_vport_context) == CXIB_HCA_VPORT_CTX_S
 
 /* ---- QUERY_VPORT_STATE (0x750) ----------------------------------------------------------- */
 
-#define CXIB_QUERY_VPORT_STATE_IN_OTHER_VPORT	2, 31, 31
-#define CXIB_QUERY_VPORT_STATE_IN_VPORT_NUMBER	2, 15, 0
+#define CXIB_QUERY_VPORT_STATE_IN_OTHER_VPORT	2, 31, 31, struct cxib_query_vport_state_in
+#define CXIB_QUERY_VPORT_STATE_IN_VPORT_NUMBER	2, 15, 0, struct cxib_query_vport_state_in
 #define CXIB_QUERY_VPORT_STATE_IN_LEN		16
-#define CXIB_QUERY_VPORT_STATE_OUT_ADMIN_STATE	3, 7, 4
-#define CXIB_QUERY_VPORT_STATE_OUT_STATE	3, 3, 0
+struct cxib_query_vport_state_in { __be32 dw[CXIB_QUERY_VPORT_STATE_IN_LEN / 4]; };
+#define CXIB_QUERY_VPORT_STATE_OUT_ADMIN_STATE	3, 7, 4, struct cxib_query_vport_state_out
+#define CXIB_QUERY_VPORT_STATE_OUT_STATE	3, 3, 0, struct cxib_query_vport_state_out
 #define CXIB_QUERY_VPORT_STATE_OUT_LEN		16
+struct cxib_query_vport_state_out { __be32 dw[CXIB_QUERY_VPORT_STATE_OUT_LEN / 4]; };
 
 /* QUERY_VPORT_STATE op_mod */
 enum {
@@ -920,31 +981,38 @@ enum {
 
 /* ---- ALLOC_Q_COUNTER / DEALLOC_Q_COUNTER / QUERY_Q_COUNTER (0x771 - 0x773) ------------- */
 
-#define CXIB_ALLOC_Q_COUNTER_IN_RESERVED_AT_40	2, 31, 0
-#define CXIB_ALLOC_Q_COUNTER_IN_RESERVED_AT_60	3, 31, 0
+#define CXIB_ALLOC_Q_COUNTER_IN_RESERVED_AT_40	2, 31, 0, struct cxib_alloc_q_counter_in
+#define CXIB_ALLOC_Q_COUNTER_IN_RESERVED_AT_60	3, 31, 0, struct cxib_alloc_q_counter_in
 #define CXIB_ALLOC_Q_COUNTER_IN_LEN		16
-#define CXIB_ALLOC_Q_COUNTER_OUT_COUNTER_SET_ID	2, 7, 0
+struct cxib_alloc_q_counter_in { __be32 dw[CXIB_ALLOC_Q_COUNTER_IN_LEN / 4]; };
+#define CXIB_ALLOC_Q_COUNTER_OUT_COUNTER_SET_ID	2, 7, 0, struct cxib_alloc_q_counter_out
 #define CXIB_ALLOC_Q_COUNTER_OUT_LEN		16
+struct cxib_alloc_q_counter_out { __be32 dw[CXIB_ALLOC_Q_COUNTER_OUT_LEN / 4]; };
 
-#define CXIB_DEALLOC_Q_COUNTER_IN_RESERVED_AT_40	2, 31, 8
-#define CXIB_DEALLOC_Q_COUNTER_IN_COUNTER_SET_ID	2, 7, 0
-#define CXIB_DEALLOC_Q_COUNTER_IN_RESERVED_AT_60	3, 31, 0
+#define CXIB_DEALLOC_Q_COUNTER_IN_RESERVED_AT_40	2, 31, 8, struct cxib_dealloc_q_counter_in
+#define CXIB_DEALLOC_Q_COUNTER_IN_COUNTER_SET_ID	2, 7, 0, struct cxib_dealloc_q_counter_in
+#define CXIB_DEALLOC_Q_COUNTER_IN_RESERVED_AT_60	3, 31, 0, struct cxib_dealloc_q_counter_in
 #define CXIB_DEALLOC_Q_COUNTER_IN_LEN		16
+struct cxib_dealloc_q_counter_in { __be32 dw[CXIB_DEALLOC_Q_COUNTER_IN_LEN / 4]; };
 #define CXIB_DEALLOC_Q_COUNTER_OUT_LEN		16
+struct cxib_dealloc_q_counter_out { __be32 dw[CXIB_DEALLOC_Q_COUNTER_OUT_LEN / 4]; };
 
-#define CXIB_QUERY_Q_COUNTER_IN_OTHER_VPORT	2, 31, 31
-#define CXIB_QUERY_Q_COUNTER_IN_RESERVED_AT_41	2, 30, 16
-#define CXIB_QUERY_Q_COUNTER_IN_VPORT_NUMBER	2, 15, 0
-#define CXIB_QUERY_Q_COUNTER_IN_RESERVED_AT_60	3, 31, 0
-#define CXIB_QUERY_Q_COUNTER_IN_RESERVED_AT_80	4, 31, 0
-#define CXIB_QUERY_Q_COUNTER_IN_RESERVED_AT_A0	5, 31, 0
-#define CXIB_QUERY_Q_COUNTER_IN_CLEAR		6, 31, 31	/* zero the set after reading */
-#define CXIB_QUERY_Q_COUNTER_IN_AGGREGATE	6, 30, 30
-#define CXIB_QUERY_Q_COUNTER_IN_RESERVED_AT_C2	6, 29, 0
-#define CXIB_QUERY_Q_COUNTER_IN_RESERVED_AT_E0	7, 31, 8
-#define CXIB_QUERY_Q_COUNTER_IN_COUNTER_SET_ID	7, 7, 0
+#define CXIB_QUERY_Q_COUNTER_IN_OTHER_VPORT	2, 31, 31, struct cxib_query_q_counter_in
+#define CXIB_QUERY_Q_COUNTER_IN_RESERVED_AT_41	2, 30, 16, struct cxib_query_q_counter_in
+#define CXIB_QUERY_Q_COUNTER_IN_VPORT_NUMBER	2, 15, 0, struct cxib_query_q_counter_in
+#define CXIB_QUERY_Q_COUNTER_IN_RESERVED_AT_60	3, 31, 0, struct cxib_query_q_counter_in
+#define CXIB_QUERY_Q_COUNTER_IN_RESERVED_AT_80	4, 31, 0, struct cxib_query_q_counter_in
+#define CXIB_QUERY_Q_COUNTER_IN_RESERVED_AT_A0	5, 31, 0, struct cxib_query_q_counter_in
+/* zero the set after reading */
+#define CXIB_QUERY_Q_COUNTER_IN_CLEAR		6, 31, 31, struct cxib_query_q_counter_in
+#define CXIB_QUERY_Q_COUNTER_IN_AGGREGATE	6, 30, 30, struct cxib_query_q_counter_in
+#define CXIB_QUERY_Q_COUNTER_IN_RESERVED_AT_C2	6, 29, 0, struct cxib_query_q_counter_in
+#define CXIB_QUERY_Q_COUNTER_IN_RESERVED_AT_E0	7, 31, 8, struct cxib_query_q_counter_in
+#define CXIB_QUERY_Q_COUNTER_IN_COUNTER_SET_ID	7, 7, 0, struct cxib_query_q_counter_in
 #define CXIB_QUERY_Q_COUNTER_IN_LEN		0x20
+struct cxib_query_q_counter_in { __be32 dw[CXIB_QUERY_Q_COUNTER_IN_LEN / 4]; };
 #define CXIB_QUERY_Q_COUNTER_OUT_LEN		0x100
+struct cxib_query_q_counter_out { __be32 dw[CXIB_QUERY_Q_COUNTER_OUT_LEN / 4]; };
 
 /* QUERY_Q_COUNTER output: one 32-bit counter per dword; CXIB_Q_COUNTER_DW(name) is its dword. */
 enum {
@@ -982,17 +1050,19 @@ enum {
 };
 
 /* Field macro of the counter at dword @dw of the QUERY_Q_COUNTER output. */
-#define CXIB_Q_COUNTER_FIELD(dw)		(dw), 31, 0
+#define CXIB_Q_COUNTER_FIELD(dw)		(dw), 31, 0, struct cxib_query_q_counter_out
 
 /* ---- MAD_IFC (0x50d): MAD layouts in mad.h ------------------------------------------------ */
 
-#define CXIB_MAD_IFC_IN_REMOTE_LID		2, 31, 16
-#define CXIB_MAD_IFC_IN_PLANE_INDEX		2, 15, 8
-#define CXIB_MAD_IFC_IN_PORT			2, 7, 0
+#define CXIB_MAD_IFC_IN_REMOTE_LID		2, 31, 16, struct cxib_mad_ifc_in
+#define CXIB_MAD_IFC_IN_PLANE_INDEX		2, 15, 8, struct cxib_mad_ifc_in
+#define CXIB_MAD_IFC_IN_PORT			2, 7, 0, struct cxib_mad_ifc_in
 #define CXIB_MAD_IFC_IN_MAD_OFFSET		0x10	/* 256-byte request MAD */
 #define CXIB_MAD_IFC_IN_LEN			0x110
+struct cxib_mad_ifc_in { __be32 dw[CXIB_MAD_IFC_IN_LEN / 4]; };
 #define CXIB_MAD_IFC_OUT_RESPONSE_MAD_OFFSET	0x10	/* 256-byte response MAD */
 #define CXIB_MAD_IFC_OUT_LEN			0x110
+struct cxib_mad_ifc_out { __be32 dw[CXIB_MAD_IFC_OUT_LEN / 4]; };
 
 /* MAD_IFC op_mod bits */
 enum {
@@ -1004,6 +1074,8 @@ enum {
 /* ---- NOP (0x80d) ----------------------------------------------------------------------------- */
 
 #define CXIB_NOP_IN_LEN				16
+struct cxib_nop_in { __be32 dw[CXIB_NOP_IN_LEN / 4]; };
 #define CXIB_NOP_OUT_LEN			16
+struct cxib_nop_out { __be32 dw[CXIB_NOP_OUT_LEN / 4]; };
 
 #endif /* _CXIB_CMD_H */

@@ -44,26 +44,34 @@
 /* ---- ALLOC_PD / DEALLOC_PD (0x800 / 0x801) ------------------------------------------- */
 
 #define CXIB_ALLOC_PD_IN_LEN			16
-#define CXIB_ALLOC_PD_OUT_PD			2, 23, 0
+struct cxib_alloc_pd_in { __be32 dw[CXIB_ALLOC_PD_IN_LEN / 4]; };
+#define CXIB_ALLOC_PD_OUT_PD			2, 23, 0, struct cxib_alloc_pd_out
 #define CXIB_ALLOC_PD_OUT_LEN			16
+struct cxib_alloc_pd_out { __be32 dw[CXIB_ALLOC_PD_OUT_LEN / 4]; };
 
-#define CXIB_DEALLOC_PD_IN_RESERVED_AT_40	2, 31, 24
-#define CXIB_DEALLOC_PD_IN_PD			2, 23, 0
-#define CXIB_DEALLOC_PD_IN_RESERVED_AT_60	3, 31, 0
+#define CXIB_DEALLOC_PD_IN_RESERVED_AT_40	2, 31, 24, struct cxib_dealloc_pd_in
+#define CXIB_DEALLOC_PD_IN_PD			2, 23, 0, struct cxib_dealloc_pd_in
+#define CXIB_DEALLOC_PD_IN_RESERVED_AT_60	3, 31, 0, struct cxib_dealloc_pd_in
 #define CXIB_DEALLOC_PD_IN_LEN			16
+struct cxib_dealloc_pd_in { __be32 dw[CXIB_DEALLOC_PD_IN_LEN / 4]; };
 #define CXIB_DEALLOC_PD_OUT_LEN			16
+struct cxib_dealloc_pd_out { __be32 dw[CXIB_DEALLOC_PD_OUT_LEN / 4]; };
 
 /* ---- ALLOC_XRCD / DEALLOC_XRCD (0x80e / 0x80f) ----------------------------------------- */
 
 #define CXIB_ALLOC_XRCD_IN_LEN			16
-#define CXIB_ALLOC_XRCD_OUT_XRCD		2, 23, 0
+struct cxib_alloc_xrcd_in { __be32 dw[CXIB_ALLOC_XRCD_IN_LEN / 4]; };
+#define CXIB_ALLOC_XRCD_OUT_XRCD		2, 23, 0, struct cxib_alloc_xrcd_out
 #define CXIB_ALLOC_XRCD_OUT_LEN			16
+struct cxib_alloc_xrcd_out { __be32 dw[CXIB_ALLOC_XRCD_OUT_LEN / 4]; };
 
-#define CXIB_DEALLOC_XRCD_IN_RESERVED_AT_40	2, 31, 24
-#define CXIB_DEALLOC_XRCD_IN_XRCD		2, 23, 0
-#define CXIB_DEALLOC_XRCD_IN_RESERVED_AT_60	3, 31, 0
+#define CXIB_DEALLOC_XRCD_IN_RESERVED_AT_40	2, 31, 24, struct cxib_dealloc_xrcd_in
+#define CXIB_DEALLOC_XRCD_IN_XRCD		2, 23, 0, struct cxib_dealloc_xrcd_in
+#define CXIB_DEALLOC_XRCD_IN_RESERVED_AT_60	3, 31, 0, struct cxib_dealloc_xrcd_in
 #define CXIB_DEALLOC_XRCD_IN_LEN		16
+struct cxib_dealloc_xrcd_in { __be32 dw[CXIB_DEALLOC_XRCD_IN_LEN / 4]; };
 #define CXIB_DEALLOC_XRCD_OUT_LEN		16
+struct cxib_dealloc_xrcd_out { __be32 dw[CXIB_DEALLOC_XRCD_OUT_LEN / 4]; };
 
 /* ---- Memory key context (mkc) ---------------------------------------------------------- */
 
@@ -92,8 +100,8 @@ CXIB_STATIC_ASSERT(sizeof(struct cxib_mkc) == CXIB_MKC_SIZE);
 #define CXIB_MKC_LENGTH64			3, 31, 31, struct cxib_mkc
 #define CXIB_MKC_EN_RINVAL			3, 24, 24, struct cxib_mkc
 #define CXIB_MKC_PD				3, 23, 0, struct cxib_mkc
-#define CXIB_MKC_START_ADDR			4, 63, 0
-#define CXIB_MKC_LEN				6, 63, 0
+#define CXIB_MKC_START_ADDR			4, 63, 0, struct cxib_mkc
+#define CXIB_MKC_LEN				6, 63, 0, struct cxib_mkc
 #define CXIB_MKC_BSF_OCTWORD_SIZE		8, 31, 0, struct cxib_mkc
 #define CXIB_MKC_TRANSLATIONS_OCTWORD_SIZE	13, 31, 0, struct cxib_mkc
 #define CXIB_MKC_RELAXED_ORDERING_READ		14, 6, 6, struct cxib_mkc
@@ -128,27 +136,35 @@ enum {
 
 /* ---- CREATE_MKEY / QUERY_MKEY / DESTROY_MKEY (0x200 / 0x201 / 0x202) ------------------ */
 
-#define CXIB_CREATE_MKEY_IN_PG_ACCESS		3, 31, 31
-#define CXIB_CREATE_MKEY_IN_MKEY_UMEM_VALID	3, 30, 30
+#define CXIB_CREATE_MKEY_IN_PG_ACCESS		3, 31, 31, struct cxib_create_mkey_in
+#define CXIB_CREATE_MKEY_IN_MKEY_UMEM_VALID	3, 30, 30, struct cxib_create_mkey_in
 #define CXIB_CREATE_MKEY_IN_MKC_OFFSET		0x10
-#define CXIB_CREATE_MKEY_IN_TRANSLATIONS_OCTWORD_ACTUAL_SIZE	24, 31, 0	/* 0x60 */
+/* 0x60 */
+#define CXIB_CREATE_MKEY_IN_TRANSLATIONS_OCTWORD_ACTUAL_SIZE 24, 31, 0, struct cxib_create_mkey_in
 #define CXIB_CREATE_MKEY_IN_KLM_PAS_MTT_OFFSET	0x110
+struct cxib_create_mkey_in { __be32 dw[CXIB_CREATE_MKEY_IN_KLM_PAS_MTT_OFFSET / 4]; };
 #define CXIB_CREATE_MKEY_IN_LEN(nmtt)		(0x110u + CXIB_MTT_ENTRY_SIZE * (nmtt))
-#define CXIB_CREATE_MKEY_OUT_MKEY_INDEX		2, 23, 0
+#define CXIB_CREATE_MKEY_OUT_MKEY_INDEX		2, 23, 0, struct cxib_create_mkey_out
 #define CXIB_CREATE_MKEY_OUT_LEN		16
+struct cxib_create_mkey_out { __be32 dw[CXIB_CREATE_MKEY_OUT_LEN / 4]; };
 
-#define CXIB_QUERY_MKEY_IN_RESERVED_AT_40	2, 31, 24
-#define CXIB_QUERY_MKEY_IN_MKEY_INDEX		2, 23, 0
-#define CXIB_QUERY_MKEY_IN_RESERVED_AT_61	3, 30, 0	/* below pg_access */
+#define CXIB_QUERY_MKEY_IN_RESERVED_AT_40	2, 31, 24, struct cxib_query_mkey_in
+#define CXIB_QUERY_MKEY_IN_MKEY_INDEX		2, 23, 0, struct cxib_query_mkey_in
+/* below pg_access */
+#define CXIB_QUERY_MKEY_IN_RESERVED_AT_61	3, 30, 0, struct cxib_query_mkey_in
 #define CXIB_QUERY_MKEY_IN_LEN			16
+struct cxib_query_mkey_in { __be32 dw[CXIB_QUERY_MKEY_IN_LEN / 4]; };
 #define CXIB_QUERY_MKEY_OUT_MKC_OFFSET		0x10
 #define CXIB_QUERY_MKEY_OUT_LEN			0x50	/* header + mkc; no translations */
+struct cxib_query_mkey_out { __be32 dw[CXIB_QUERY_MKEY_OUT_LEN / 4]; };
 
-#define CXIB_DESTROY_MKEY_IN_RESERVED_AT_40	2, 31, 24
-#define CXIB_DESTROY_MKEY_IN_MKEY_INDEX		2, 23, 0
-#define CXIB_DESTROY_MKEY_IN_RESERVED_AT_60	3, 31, 0
+#define CXIB_DESTROY_MKEY_IN_RESERVED_AT_40	2, 31, 24, struct cxib_destroy_mkey_in
+#define CXIB_DESTROY_MKEY_IN_MKEY_INDEX		2, 23, 0, struct cxib_destroy_mkey_in
+#define CXIB_DESTROY_MKEY_IN_RESERVED_AT_60	3, 31, 0, struct cxib_destroy_mkey_in
 #define CXIB_DESTROY_MKEY_IN_LEN		16
+struct cxib_destroy_mkey_in { __be32 dw[CXIB_DESTROY_MKEY_IN_LEN / 4]; };
 #define CXIB_DESTROY_MKEY_OUT_LEN		16
+struct cxib_destroy_mkey_out { __be32 dw[CXIB_DESTROY_MKEY_OUT_LEN / 4]; };
 
 /* ---- CQ context (cqc) -------------------------------------------------------------------- */
 
@@ -184,7 +200,7 @@ CXIB_STATIC_ASSERT(sizeof(struct cxib_cqc) == CXIB_CQC_SIZE);
 #define CXIB_CQC_LAST_SOLICIT_INDEX		9, 23, 0, struct cxib_cqc
 #define CXIB_CQC_CONSUMER_COUNTER		10, 23, 0, struct cxib_cqc
 #define CXIB_CQC_PRODUCER_COUNTER		11, 23, 0, struct cxib_cqc
-#define CXIB_CQC_DBR_ADDR			14, 63, 0
+#define CXIB_CQC_DBR_ADDR			14, 63, 0, struct cxib_cqc
 
 /* cqc status */
 enum {
@@ -220,34 +236,44 @@ enum {
 /* ---- CREATE_CQ / DESTROY_CQ / QUERY_CQ / MODIFY_CQ (0x400 - 0x403) -------------------- */
 
 #define CXIB_CREATE_CQ_IN_CQC_OFFSET		0x10
-#define CXIB_CREATE_CQ_IN_CQ_UMEM_VALID		23, 31, 31	/* 0x5c */
+#define CXIB_CREATE_CQ_IN_CQ_UMEM_VALID		23, 31, 31, struct cxib_create_cq_in	/* 0x5c */
 #define CXIB_CREATE_CQ_IN_PAS_OFFSET		0x110
+struct cxib_create_cq_in { __be32 dw[CXIB_CREATE_CQ_IN_PAS_OFFSET / 4]; };
 #define CXIB_CREATE_CQ_IN_LEN(npas)		(0x110u + CXIB_PAS_ENTRY_SIZE * (npas))
-#define CXIB_CREATE_CQ_OUT_CQN			2, 23, 0
+#define CXIB_CREATE_CQ_OUT_CQN			2, 23, 0, struct cxib_create_cq_out
 #define CXIB_CREATE_CQ_OUT_LEN			16
+struct cxib_create_cq_out { __be32 dw[CXIB_CREATE_CQ_OUT_LEN / 4]; };
 
-#define CXIB_DESTROY_CQ_IN_RESERVED_AT_40	2, 31, 24
-#define CXIB_DESTROY_CQ_IN_CQN			2, 23, 0
-#define CXIB_DESTROY_CQ_IN_RESERVED_AT_60	3, 31, 0
+#define CXIB_DESTROY_CQ_IN_RESERVED_AT_40	2, 31, 24, struct cxib_destroy_cq_in
+#define CXIB_DESTROY_CQ_IN_CQN			2, 23, 0, struct cxib_destroy_cq_in
+#define CXIB_DESTROY_CQ_IN_RESERVED_AT_60	3, 31, 0, struct cxib_destroy_cq_in
 #define CXIB_DESTROY_CQ_IN_LEN			16
+struct cxib_destroy_cq_in { __be32 dw[CXIB_DESTROY_CQ_IN_LEN / 4]; };
 #define CXIB_DESTROY_CQ_OUT_LEN			16
+struct cxib_destroy_cq_out { __be32 dw[CXIB_DESTROY_CQ_OUT_LEN / 4]; };
 
-#define CXIB_QUERY_CQ_IN_RESERVED_AT_40		2, 31, 24
-#define CXIB_QUERY_CQ_IN_CQN			2, 23, 0
-#define CXIB_QUERY_CQ_IN_RESERVED_AT_60		3, 31, 0
+#define CXIB_QUERY_CQ_IN_RESERVED_AT_40		2, 31, 24, struct cxib_query_cq_in
+#define CXIB_QUERY_CQ_IN_CQN			2, 23, 0, struct cxib_query_cq_in
+#define CXIB_QUERY_CQ_IN_RESERVED_AT_60		3, 31, 0, struct cxib_query_cq_in
 #define CXIB_QUERY_CQ_IN_LEN			16
+struct cxib_query_cq_in { __be32 dw[CXIB_QUERY_CQ_IN_LEN / 4]; };
 #define CXIB_QUERY_CQ_OUT_CQC_OFFSET		0x10
 #define CXIB_QUERY_CQ_OUT_LEN			0x110	/* no PAS returned */
+struct cxib_query_cq_out { __be32 dw[CXIB_QUERY_CQ_OUT_LEN / 4]; };
 
-#define CXIB_MODIFY_CQ_IN_RESERVED_AT_40	2, 31, 24
-#define CXIB_MODIFY_CQ_IN_CQN			2, 23, 0
-#define CXIB_MODIFY_CQ_IN_MODIFY_FIELD_SELECT	3, 31, 0	/* op_mod MODIFY */
-#define CXIB_MODIFY_CQ_IN_RESIZE_FIELD_SELECT	3, 31, 0	/* op_mod RESIZE */
+#define CXIB_MODIFY_CQ_IN_RESERVED_AT_40	2, 31, 24, struct cxib_modify_cq_in
+#define CXIB_MODIFY_CQ_IN_CQN			2, 23, 0, struct cxib_modify_cq_in
+/* op_mod MODIFY */
+#define CXIB_MODIFY_CQ_IN_MODIFY_FIELD_SELECT	3, 31, 0, struct cxib_modify_cq_in
+/* op_mod RESIZE */
+#define CXIB_MODIFY_CQ_IN_RESIZE_FIELD_SELECT	3, 31, 0, struct cxib_modify_cq_in
 #define CXIB_MODIFY_CQ_IN_CQC_OFFSET		0x10
-#define CXIB_MODIFY_CQ_IN_CQ_UMEM_VALID		23, 31, 31
+#define CXIB_MODIFY_CQ_IN_CQ_UMEM_VALID		23, 31, 31, struct cxib_modify_cq_in
 #define CXIB_MODIFY_CQ_IN_PAS_OFFSET		0x110
+struct cxib_modify_cq_in { __be32 dw[CXIB_MODIFY_CQ_IN_PAS_OFFSET / 4]; };
 #define CXIB_MODIFY_CQ_IN_LEN(npas)		(0x110u + CXIB_PAS_ENTRY_SIZE * (npas))
 #define CXIB_MODIFY_CQ_OUT_LEN			16
+struct cxib_modify_cq_out { __be32 dw[CXIB_MODIFY_CQ_OUT_LEN / 4]; };
 
 /* MODIFY_CQ op_mod */
 enum {
@@ -274,24 +300,26 @@ enum {
 /* ---- Address path (ads, 44 B), inside the qpc ---------------------------------------- */
 
 #define CXIB_ADS_SIZE				44
+struct cxib_ads { __be32 dw[CXIB_ADS_SIZE / 4]; };
 
-#define CXIB_ADS_FL				0, 31, 31	/* force loopback */
-#define CXIB_ADS_FREE_AR			0, 30, 30
-#define CXIB_ADS_PKEY_INDEX			0, 15, 0
-#define CXIB_ADS_PLANE_INDEX			1, 31, 24
-#define CXIB_ADS_GRH				1, 23, 23
-#define CXIB_ADS_MLID				1, 22, 16	/* source path bits */
-#define CXIB_ADS_RLID				1, 15, 0
-#define CXIB_ADS_ACK_TIMEOUT			2, 31, 27
-#define CXIB_ADS_SRC_ADDR_INDEX			2, 23, 16	/* SGID index */
-#define CXIB_ADS_STAT_RATE			2, 11, 8
-#define CXIB_ADS_HOP_LIMIT			2, 7, 0
-#define CXIB_ADS_TCLASS				3, 27, 20
-#define CXIB_ADS_FLOW_LABEL			3, 19, 0
+#define CXIB_ADS_FL				0, 31, 31, struct cxib_ads	/* force loopback */
+#define CXIB_ADS_FREE_AR			0, 30, 30, struct cxib_ads
+#define CXIB_ADS_PKEY_INDEX			0, 15, 0, struct cxib_ads
+#define CXIB_ADS_PLANE_INDEX			1, 31, 24, struct cxib_ads
+#define CXIB_ADS_GRH				1, 23, 23, struct cxib_ads
+/* source path bits */
+#define CXIB_ADS_MLID				1, 22, 16, struct cxib_ads
+#define CXIB_ADS_RLID				1, 15, 0, struct cxib_ads
+#define CXIB_ADS_ACK_TIMEOUT			2, 31, 27, struct cxib_ads
+#define CXIB_ADS_SRC_ADDR_INDEX			2, 23, 16, struct cxib_ads	/* SGID index */
+#define CXIB_ADS_STAT_RATE			2, 11, 8, struct cxib_ads
+#define CXIB_ADS_HOP_LIMIT			2, 7, 0, struct cxib_ads
+#define CXIB_ADS_TCLASS				3, 27, 20, struct cxib_ads
+#define CXIB_ADS_FLOW_LABEL			3, 19, 0, struct cxib_ads
 #define CXIB_ADS_RGID_OFFSET			0x10		/* 16 bytes */
 #define CXIB_ADS_RGID_LEN			16
-#define CXIB_ADS_SL				9, 27, 24
-#define CXIB_ADS_VHCA_PORT_NUM			9, 23, 16	/* 1-based port */
+#define CXIB_ADS_SL				9, 27, 24, struct cxib_ads
+#define CXIB_ADS_VHCA_PORT_NUM			9, 23, 16, struct cxib_ads	/* 1-based port */
 
 /* ---- QP context (qpc, 232 B) ------------------------------------------------------------- */
 
@@ -358,7 +386,7 @@ CXIB_STATIC_ASSERT(sizeof(struct cxib_qpc) == CXIB_QPC_SIZE);
 #define CXIB_QPC_NEXT_RCV_PSN			37, 23, 0, struct cxib_qpc
 #define CXIB_QPC_XRCD				38, 23, 0, struct cxib_qpc
 #define CXIB_QPC_CQN_RCV			39, 23, 0, struct cxib_qpc
-#define CXIB_QPC_DBR_ADDR			40, 63, 0
+#define CXIB_QPC_DBR_ADDR			40, 63, 0, struct cxib_qpc
 #define CXIB_QPC_Q_KEY				42, 31, 0, struct cxib_qpc
 #define CXIB_QPC_RQ_TYPE			43, 26, 24, struct cxib_qpc
 #define CXIB_QPC_SRQN_RMPN_XRQN			43, 23, 0, struct cxib_qpc
@@ -369,7 +397,7 @@ CXIB_STATIC_ASSERT(sizeof(struct cxib_qpc) == CXIB_QPC_SIZE);
 #define CXIB_QPC_SW_RQ_COUNTER			47, 31, 0, struct cxib_qpc
 #define CXIB_QPC_CS_REQ				49, 15, 8, struct cxib_qpc
 #define CXIB_QPC_CS_RES				49, 7, 0, struct cxib_qpc
-#define CXIB_QPC_DC_ACCESS_KEY			50, 63, 0
+#define CXIB_QPC_DC_ACCESS_KEY			50, 63, 0, struct cxib_qpc
 #define CXIB_QPC_DBR_UMEM_VALID			52, 28, 28, struct cxib_qpc
 
 /* qpc state */
@@ -468,54 +496,66 @@ enum {
 
 /* ---- CREATE_QP / DESTROY_QP / QUERY_QP and the QP state commands (0x500 - 0x50e) ----- */
 
-#define CXIB_CREATE_QP_IN_QPC_EXT		2, 31, 31
-#define CXIB_CREATE_QP_IN_INPUT_QPN		2, 23, 0
-#define CXIB_CREATE_QP_IN_OPT_PARAM_MASK	4, 31, 0
-#define CXIB_CREATE_QP_IN_ECE			5, 31, 0
+#define CXIB_CREATE_QP_IN_QPC_EXT		2, 31, 31, struct cxib_create_qp_in
+#define CXIB_CREATE_QP_IN_INPUT_QPN		2, 23, 0, struct cxib_create_qp_in
+#define CXIB_CREATE_QP_IN_OPT_PARAM_MASK	4, 31, 0, struct cxib_create_qp_in
+#define CXIB_CREATE_QP_IN_ECE			5, 31, 0, struct cxib_create_qp_in
 #define CXIB_CREATE_QP_IN_QPC_OFFSET		0x18
-#define CXIB_CREATE_QP_IN_WQ_UMEM_OFFSET	64, 63, 0	/* 0x100 */
-#define CXIB_CREATE_QP_IN_WQ_UMEM_ID		66, 31, 0
-#define CXIB_CREATE_QP_IN_WQ_UMEM_VALID		67, 31, 31
+#define CXIB_CREATE_QP_IN_WQ_UMEM_OFFSET	64, 63, 0, struct cxib_create_qp_in	/* 0x100 */
+#define CXIB_CREATE_QP_IN_WQ_UMEM_ID		66, 31, 0, struct cxib_create_qp_in
+#define CXIB_CREATE_QP_IN_WQ_UMEM_VALID		67, 31, 31, struct cxib_create_qp_in
 #define CXIB_CREATE_QP_IN_PAS_OFFSET		0x110	/* RQ first, then the SQ */
+struct cxib_create_qp_in { __be32 dw[CXIB_CREATE_QP_IN_PAS_OFFSET / 4]; };
 #define CXIB_CREATE_QP_IN_LEN(npas)		(0x110u + CXIB_PAS_ENTRY_SIZE * (npas))
-#define CXIB_CREATE_QP_OUT_QPN			2, 23, 0
-#define CXIB_CREATE_QP_OUT_ECE			3, 31, 0
+#define CXIB_CREATE_QP_OUT_QPN			2, 23, 0, struct cxib_create_qp_out
+#define CXIB_CREATE_QP_OUT_ECE			3, 31, 0, struct cxib_create_qp_out
 #define CXIB_CREATE_QP_OUT_LEN			16
+struct cxib_create_qp_out { __be32 dw[CXIB_CREATE_QP_OUT_LEN / 4]; };
 
-#define CXIB_DESTROY_QP_IN_RESERVED_AT_40	2, 31, 24
-#define CXIB_DESTROY_QP_IN_QPN			2, 23, 0
+#define CXIB_DESTROY_QP_IN_RESERVED_AT_40	2, 31, 24, struct cxib_destroy_qp_in
+#define CXIB_DESTROY_QP_IN_QPN			2, 23, 0, struct cxib_destroy_qp_in
 #define CXIB_DESTROY_QP_IN_LEN			16
+struct cxib_destroy_qp_in { __be32 dw[CXIB_DESTROY_QP_IN_LEN / 4]; };
 #define CXIB_DESTROY_QP_OUT_LEN			16
+struct cxib_destroy_qp_out { __be32 dw[CXIB_DESTROY_QP_OUT_LEN / 4]; };
 
-#define CXIB_QUERY_QP_IN_RESERVED_AT_40		2, 31, 24
-#define CXIB_QUERY_QP_IN_QPN			2, 23, 0
+#define CXIB_QUERY_QP_IN_RESERVED_AT_40		2, 31, 24, struct cxib_query_qp_in
+#define CXIB_QUERY_QP_IN_QPN			2, 23, 0, struct cxib_query_qp_in
 #define CXIB_QUERY_QP_IN_LEN			16
-#define CXIB_QUERY_QP_OUT_OPT_PARAM_MASK	4, 31, 0
-#define CXIB_QUERY_QP_OUT_ECE			5, 31, 0
+struct cxib_query_qp_in { __be32 dw[CXIB_QUERY_QP_IN_LEN / 4]; };
+#define CXIB_QUERY_QP_OUT_OPT_PARAM_MASK	4, 31, 0, struct cxib_query_qp_out
+#define CXIB_QUERY_QP_OUT_ECE			5, 31, 0, struct cxib_query_qp_out
 #define CXIB_QUERY_QP_OUT_QPC_OFFSET		0x18
 #define CXIB_QUERY_QP_OUT_PAS_OFFSET		0x110
 #define CXIB_QUERY_QP_OUT_LEN			0x110	/* the model returns no PAS */
+struct cxib_query_qp_out { __be32 dw[CXIB_QUERY_QP_OUT_LEN / 4]; };
 
 /*
  * RST2INIT, INIT2INIT, INIT2RTR, RTR2RTS, RTS2RTS, SQERR2RTS, SQD_RTS share one input
  * layout (CXIB_QP_MODIFY_IN_*); 2ERR and 2RST take only the QPN (CXIB_QP_2ERR_IN_*).
  * Every QP command has its QPN, and the reserved byte above it, where these do.
  */
-#define CXIB_QP_MODIFY_IN_RESERVED_AT_40	2, 31, 24
-#define CXIB_QP_MODIFY_IN_QPN			2, 23, 0
-#define CXIB_QP_MODIFY_IN_OPT_PARAM_MASK	4, 31, 0
-#define CXIB_QP_MODIFY_IN_ECE			5, 31, 0
+#define CXIB_QP_MODIFY_IN_RESERVED_AT_40	2, 31, 24, struct cxib_qp_modify_in
+#define CXIB_QP_MODIFY_IN_QPN			2, 23, 0, struct cxib_qp_modify_in
+#define CXIB_QP_MODIFY_IN_OPT_PARAM_MASK	4, 31, 0, struct cxib_qp_modify_in
+#define CXIB_QP_MODIFY_IN_ECE			5, 31, 0, struct cxib_qp_modify_in
 #define CXIB_QP_MODIFY_IN_QPC_OFFSET		0x18
 #define CXIB_QP_MODIFY_IN_LEN			0x110
-#define CXIB_QP_MODIFY_OUT_ECE			3, 31, 0
+struct cxib_qp_modify_in { __be32 dw[CXIB_QP_MODIFY_IN_LEN / 4]; };
+#define CXIB_QP_MODIFY_OUT_ECE			3, 31, 0, struct cxib_qp_modify_out
 #define CXIB_QP_MODIFY_OUT_LEN			16
+struct cxib_qp_modify_out { __be32 dw[CXIB_QP_MODIFY_OUT_LEN / 4]; };
 
-#define CXIB_QP_2ERR_IN_QPN			2, 23, 0
+#define CXIB_QP_2ERR_IN_QPN			2, 23, 0, struct cxib_qp_2err_in
 #define CXIB_QP_2ERR_IN_LEN			16
+struct cxib_qp_2err_in { __be32 dw[CXIB_QP_2ERR_IN_LEN / 4]; };
 #define CXIB_QP_2ERR_OUT_LEN			16
-#define CXIB_QP_2RST_IN_QPN			2, 23, 0
+struct cxib_qp_2err_out { __be32 dw[CXIB_QP_2ERR_OUT_LEN / 4]; };
+#define CXIB_QP_2RST_IN_QPN			2, 23, 0, struct cxib_qp_2rst_in
 #define CXIB_QP_2RST_IN_LEN			16
+struct cxib_qp_2rst_in { __be32 dw[CXIB_QP_2RST_IN_LEN / 4]; };
 #define CXIB_QP_2RST_OUT_LEN			16
+struct cxib_qp_2rst_out { __be32 dw[CXIB_QP_2RST_OUT_LEN / 4]; };
 
 /* ---- SRQ context (srqc, ISSI 0) ---------------------------------------------------------- */
 
@@ -542,7 +582,7 @@ CXIB_STATIC_ASSERT(sizeof(struct cxib_srqc) == CXIB_SRQC_SIZE);
 #define CXIB_SRQC_PD				6, 23, 0, struct cxib_srqc
 #define CXIB_SRQC_LWM				7, 31, 16, struct cxib_srqc
 #define CXIB_SRQC_WQE_CNT			7, 15, 0, struct cxib_srqc
-#define CXIB_SRQC_DBR_ADDR			10, 63, 0
+#define CXIB_SRQC_DBR_ADDR			10, 63, 0, struct cxib_srqc
 
 /* srqc state */
 enum {
@@ -560,24 +600,32 @@ enum {
 
 #define CXIB_CREATE_SRQ_IN_SRQC_OFFSET		0x10
 #define CXIB_CREATE_SRQ_IN_PAS_OFFSET		0x110
+struct cxib_create_srq_in { __be32 dw[CXIB_CREATE_SRQ_IN_PAS_OFFSET / 4]; };
 #define CXIB_CREATE_SRQ_IN_LEN(npas)		(0x110u + CXIB_PAS_ENTRY_SIZE * (npas))
-#define CXIB_CREATE_SRQ_OUT_SRQN		2, 23, 0
+#define CXIB_CREATE_SRQ_OUT_SRQN		2, 23, 0, struct cxib_create_srq_out
 #define CXIB_CREATE_SRQ_OUT_LEN			16
+struct cxib_create_srq_out { __be32 dw[CXIB_CREATE_SRQ_OUT_LEN / 4]; };
 
-#define CXIB_DESTROY_SRQ_IN_SRQN		2, 23, 0
+#define CXIB_DESTROY_SRQ_IN_SRQN		2, 23, 0, struct cxib_destroy_srq_in
 #define CXIB_DESTROY_SRQ_IN_LEN			16
+struct cxib_destroy_srq_in { __be32 dw[CXIB_DESTROY_SRQ_IN_LEN / 4]; };
 #define CXIB_DESTROY_SRQ_OUT_LEN		16
+struct cxib_destroy_srq_out { __be32 dw[CXIB_DESTROY_SRQ_OUT_LEN / 4]; };
 
-#define CXIB_QUERY_SRQ_IN_SRQN			2, 23, 0
+#define CXIB_QUERY_SRQ_IN_SRQN			2, 23, 0, struct cxib_query_srq_in
 #define CXIB_QUERY_SRQ_IN_LEN			16
+struct cxib_query_srq_in { __be32 dw[CXIB_QUERY_SRQ_IN_LEN / 4]; };
 #define CXIB_QUERY_SRQ_OUT_SRQC_OFFSET		0x10
 #define CXIB_QUERY_SRQ_OUT_LEN			0x110	/* no PAS returned */
+struct cxib_query_srq_out { __be32 dw[CXIB_QUERY_SRQ_OUT_LEN / 4]; };
 
-#define CXIB_ARM_RQ_IN_SRQ_NUMBER		2, 23, 0
-#define CXIB_ARM_RQ_IN_RESERVED_AT_60		3, 31, 16
-#define CXIB_ARM_RQ_IN_LWM			3, 15, 0
+#define CXIB_ARM_RQ_IN_SRQ_NUMBER		2, 23, 0, struct cxib_arm_rq_in
+#define CXIB_ARM_RQ_IN_RESERVED_AT_60		3, 31, 16, struct cxib_arm_rq_in
+#define CXIB_ARM_RQ_IN_LWM			3, 15, 0, struct cxib_arm_rq_in
 #define CXIB_ARM_RQ_IN_LEN			16
+struct cxib_arm_rq_in { __be32 dw[CXIB_ARM_RQ_IN_LEN / 4]; };
 #define CXIB_ARM_RQ_OUT_LEN			16
+struct cxib_arm_rq_out { __be32 dw[CXIB_ARM_RQ_OUT_LEN / 4]; };
 
 /* ARM_RQ op_mod */
 enum {
@@ -588,51 +636,65 @@ enum {
 /* ---- XRC SRQ context (xrc_srqc, ISSI 1): the srqc's positions plus the XRC fields ------ */
 
 #define CXIB_XRC_SRQC_SIZE			64
+struct cxib_xrc_srqc { __be32 dw[CXIB_XRC_SRQC_SIZE / 4]; };
 
-#define CXIB_XRC_SRQC_STATE			0, 31, 28	/* CXIB_SRQC_STATE_* */
-#define CXIB_XRC_SRQC_LOG_XRC_SRQ_SIZE		0, 27, 24
-#define CXIB_XRC_SRQC_WQ_SIGNATURE		1, 31, 31
-#define CXIB_XRC_SRQC_CONT_SRQ			1, 30, 30
-#define CXIB_XRC_SRQC_RLKY			1, 28, 28
-#define CXIB_XRC_SRQC_BASIC_CYCLIC_RCV_WQE	1, 27, 27
-#define CXIB_XRC_SRQC_LOG_RQ_STRIDE		1, 26, 24	/* log2(WQE bytes) - 4 */
-#define CXIB_XRC_SRQC_XRCD			1, 23, 0
-#define CXIB_XRC_SRQC_PAGE_OFFSET		2, 31, 26	/* in page_size / 64 */
-#define CXIB_XRC_SRQC_DBR_UMEM_VALID		2, 24, 24
-#define CXIB_XRC_SRQC_CQN			2, 23, 0
-#define CXIB_XRC_SRQC_USER_INDEX_EQUAL_XRC_SRQN	4, 31, 31
-#define CXIB_XRC_SRQC_LOG_PAGE_SIZE		4, 29, 24	/* log2(page) - 12 */
-#define CXIB_XRC_SRQC_USER_INDEX		4, 23, 0
-#define CXIB_XRC_SRQC_PD			6, 23, 0
-#define CXIB_XRC_SRQC_LWM			7, 31, 16
-#define CXIB_XRC_SRQC_WQE_CNT			7, 15, 0
-#define CXIB_XRC_SRQC_DB_RECORD_ADDR		10, 63, 0	/* bits 1:0 reserved */
+/* CXIB_SRQC_STATE_* */
+#define CXIB_XRC_SRQC_STATE			0, 31, 28, struct cxib_xrc_srqc
+#define CXIB_XRC_SRQC_LOG_XRC_SRQ_SIZE		0, 27, 24, struct cxib_xrc_srqc
+#define CXIB_XRC_SRQC_WQ_SIGNATURE		1, 31, 31, struct cxib_xrc_srqc
+#define CXIB_XRC_SRQC_CONT_SRQ			1, 30, 30, struct cxib_xrc_srqc
+#define CXIB_XRC_SRQC_RLKY			1, 28, 28, struct cxib_xrc_srqc
+#define CXIB_XRC_SRQC_BASIC_CYCLIC_RCV_WQE	1, 27, 27, struct cxib_xrc_srqc
+/* log2(WQE bytes) - 4 */
+#define CXIB_XRC_SRQC_LOG_RQ_STRIDE		1, 26, 24, struct cxib_xrc_srqc
+#define CXIB_XRC_SRQC_XRCD			1, 23, 0, struct cxib_xrc_srqc
+/* in page_size / 64 */
+#define CXIB_XRC_SRQC_PAGE_OFFSET		2, 31, 26, struct cxib_xrc_srqc
+#define CXIB_XRC_SRQC_DBR_UMEM_VALID		2, 24, 24, struct cxib_xrc_srqc
+#define CXIB_XRC_SRQC_CQN			2, 23, 0, struct cxib_xrc_srqc
+#define CXIB_XRC_SRQC_USER_INDEX_EQUAL_XRC_SRQN	4, 31, 31, struct cxib_xrc_srqc
+/* log2(page) - 12 */
+#define CXIB_XRC_SRQC_LOG_PAGE_SIZE		4, 29, 24, struct cxib_xrc_srqc
+#define CXIB_XRC_SRQC_USER_INDEX		4, 23, 0, struct cxib_xrc_srqc
+#define CXIB_XRC_SRQC_PD			6, 23, 0, struct cxib_xrc_srqc
+#define CXIB_XRC_SRQC_LWM			7, 31, 16, struct cxib_xrc_srqc
+#define CXIB_XRC_SRQC_WQE_CNT			7, 15, 0, struct cxib_xrc_srqc
+/* bits 1:0 reserved */
+#define CXIB_XRC_SRQC_DB_RECORD_ADDR		10, 63, 0, struct cxib_xrc_srqc
 
 CXIB_STATIC_ASSERT(CXIB_XRC_SRQC_SIZE == CXIB_SRQC_SIZE);
 
 /* ---- CREATE_XRC_SRQ / DESTROY_XRC_SRQ / QUERY_XRC_SRQ / ARM_XRC_SRQ (0x705 - 0x708) ---- */
 
 #define CXIB_CREATE_XRC_SRQ_IN_XRC_SRQC_OFFSET	0x10
-#define CXIB_CREATE_XRC_SRQ_IN_XRC_SRQ_UMEM_VALID	23, 31, 31
+#define CXIB_CREATE_XRC_SRQ_IN_XRC_SRQ_UMEM_VALID	23, 31, 31, struct cxib_create_xrc_srq_in
 #define CXIB_CREATE_XRC_SRQ_IN_PAS_OFFSET	0x110
+struct cxib_create_xrc_srq_in { __be32 dw[CXIB_CREATE_XRC_SRQ_IN_PAS_OFFSET / 4]; };
 #define CXIB_CREATE_XRC_SRQ_IN_LEN(npas)	(0x110u + CXIB_PAS_ENTRY_SIZE * (npas))
-#define CXIB_CREATE_XRC_SRQ_OUT_XRC_SRQN	2, 23, 0
+#define CXIB_CREATE_XRC_SRQ_OUT_XRC_SRQN	2, 23, 0, struct cxib_create_xrc_srq_out
 #define CXIB_CREATE_XRC_SRQ_OUT_LEN		16
+struct cxib_create_xrc_srq_out { __be32 dw[CXIB_CREATE_XRC_SRQ_OUT_LEN / 4]; };
 
-#define CXIB_DESTROY_XRC_SRQ_IN_XRC_SRQN	2, 23, 0
+#define CXIB_DESTROY_XRC_SRQ_IN_XRC_SRQN	2, 23, 0, struct cxib_destroy_xrc_srq_in
 #define CXIB_DESTROY_XRC_SRQ_IN_LEN		16
+struct cxib_destroy_xrc_srq_in { __be32 dw[CXIB_DESTROY_XRC_SRQ_IN_LEN / 4]; };
 #define CXIB_DESTROY_XRC_SRQ_OUT_LEN		16
+struct cxib_destroy_xrc_srq_out { __be32 dw[CXIB_DESTROY_XRC_SRQ_OUT_LEN / 4]; };
 
-#define CXIB_QUERY_XRC_SRQ_IN_XRC_SRQN		2, 23, 0
+#define CXIB_QUERY_XRC_SRQ_IN_XRC_SRQN		2, 23, 0, struct cxib_query_xrc_srq_in
 #define CXIB_QUERY_XRC_SRQ_IN_LEN		16
+struct cxib_query_xrc_srq_in { __be32 dw[CXIB_QUERY_XRC_SRQ_IN_LEN / 4]; };
 #define CXIB_QUERY_XRC_SRQ_OUT_XRC_SRQC_OFFSET	0x10
 #define CXIB_QUERY_XRC_SRQ_OUT_LEN		0x110	/* no PAS returned */
+struct cxib_query_xrc_srq_out { __be32 dw[CXIB_QUERY_XRC_SRQ_OUT_LEN / 4]; };
 
-#define CXIB_ARM_XRC_SRQ_IN_XRC_SRQN		2, 23, 0
-#define CXIB_ARM_XRC_SRQ_IN_RESERVED_AT_60	3, 31, 16
-#define CXIB_ARM_XRC_SRQ_IN_LWM			3, 15, 0
+#define CXIB_ARM_XRC_SRQ_IN_XRC_SRQN		2, 23, 0, struct cxib_arm_xrc_srq_in
+#define CXIB_ARM_XRC_SRQ_IN_RESERVED_AT_60	3, 31, 16, struct cxib_arm_xrc_srq_in
+#define CXIB_ARM_XRC_SRQ_IN_LWM			3, 15, 0, struct cxib_arm_xrc_srq_in
 #define CXIB_ARM_XRC_SRQ_IN_LEN			16
+struct cxib_arm_xrc_srq_in { __be32 dw[CXIB_ARM_XRC_SRQ_IN_LEN / 4]; };
 #define CXIB_ARM_XRC_SRQ_OUT_LEN		16
+struct cxib_arm_xrc_srq_out { __be32 dw[CXIB_ARM_XRC_SRQ_OUT_LEN / 4]; };
 
 /* ARM_XRC_SRQ op_mod */
 enum {
@@ -642,30 +704,33 @@ enum {
 /* ---- RMP (ISSI 1 basic SRQs): rmpc with its embedded wq context ---------------------- */
 
 #define CXIB_WQC_SIZE				0xc0	/* wq context, PAS list follows */
-#define CXIB_WQC_WQ_TYPE			0, 31, 28
-#define CXIB_WQC_WQ_SIGNATURE			0, 27, 27
-#define CXIB_WQC_END_PADDING_MODE		0, 26, 25
-#define CXIB_WQC_CD_SLAVE			0, 24, 24
-#define CXIB_WQC_HDS_SKIP_FIRST_SGE		1, 31, 31
-#define CXIB_WQC_LOG2_HDS_BUF_SIZE		1, 30, 28
-#define CXIB_WQC_PAGE_OFFSET			1, 20, 16	/* in page_size / 64 */
-#define CXIB_WQC_LWM				1, 15, 0
-#define CXIB_WQC_PD				2, 23, 0
-#define CXIB_WQC_UAR_PAGE			3, 23, 0
-#define CXIB_WQC_DBR_ADDR			4, 63, 0
-#define CXIB_WQC_HW_COUNTER			6, 31, 0
-#define CXIB_WQC_SW_COUNTER			7, 31, 0
-#define CXIB_WQC_LOG_WQ_STRIDE			8, 19, 16	/* absolute log2 */
-#define CXIB_WQC_LOG_WQ_PG_SZ			8, 12, 8	/* log2(page) - 12 */
-#define CXIB_WQC_LOG_WQ_SZ			8, 4, 0
-#define CXIB_WQC_DBR_UMEM_VALID			9, 31, 31
-#define CXIB_WQC_WQ_UMEM_VALID			9, 30, 30
-#define CXIB_WQC_LOG_HAIRPIN_NUM_PACKETS	9, 28, 24
-#define CXIB_WQC_LOG_HAIRPIN_DATA_SZ		9, 20, 16
-#define CXIB_WQC_LOG_WQE_NUM_OF_STRIDES		9, 11, 8
-#define CXIB_WQC_TWO_BYTE_SHIFT_EN		9, 7, 7
-#define CXIB_WQC_LOG_WQE_STRIDE_SIZE		9, 2, 0
-#define CXIB_WQC_SHAMPO_ENABLE			15, 31, 31
+struct cxib_wqc { __be32 dw[CXIB_WQC_SIZE / 4]; };
+#define CXIB_WQC_WQ_TYPE			0, 31, 28, struct cxib_wqc
+#define CXIB_WQC_WQ_SIGNATURE			0, 27, 27, struct cxib_wqc
+#define CXIB_WQC_END_PADDING_MODE		0, 26, 25, struct cxib_wqc
+#define CXIB_WQC_CD_SLAVE			0, 24, 24, struct cxib_wqc
+#define CXIB_WQC_HDS_SKIP_FIRST_SGE		1, 31, 31, struct cxib_wqc
+#define CXIB_WQC_LOG2_HDS_BUF_SIZE		1, 30, 28, struct cxib_wqc
+/* in page_size / 64 */
+#define CXIB_WQC_PAGE_OFFSET			1, 20, 16, struct cxib_wqc
+#define CXIB_WQC_LWM				1, 15, 0, struct cxib_wqc
+#define CXIB_WQC_PD				2, 23, 0, struct cxib_wqc
+#define CXIB_WQC_UAR_PAGE			3, 23, 0, struct cxib_wqc
+#define CXIB_WQC_DBR_ADDR			4, 63, 0, struct cxib_wqc
+#define CXIB_WQC_HW_COUNTER			6, 31, 0, struct cxib_wqc
+#define CXIB_WQC_SW_COUNTER			7, 31, 0, struct cxib_wqc
+#define CXIB_WQC_LOG_WQ_STRIDE			8, 19, 16, struct cxib_wqc	/* absolute log2 */
+/* log2(page) - 12 */
+#define CXIB_WQC_LOG_WQ_PG_SZ			8, 12, 8, struct cxib_wqc
+#define CXIB_WQC_LOG_WQ_SZ			8, 4, 0, struct cxib_wqc
+#define CXIB_WQC_DBR_UMEM_VALID			9, 31, 31, struct cxib_wqc
+#define CXIB_WQC_WQ_UMEM_VALID			9, 30, 30, struct cxib_wqc
+#define CXIB_WQC_LOG_HAIRPIN_NUM_PACKETS	9, 28, 24, struct cxib_wqc
+#define CXIB_WQC_LOG_HAIRPIN_DATA_SZ		9, 20, 16, struct cxib_wqc
+#define CXIB_WQC_LOG_WQE_NUM_OF_STRIDES		9, 11, 8, struct cxib_wqc
+#define CXIB_WQC_TWO_BYTE_SHIFT_EN		9, 7, 7, struct cxib_wqc
+#define CXIB_WQC_LOG_WQE_STRIDE_SIZE		9, 2, 0, struct cxib_wqc
+#define CXIB_WQC_SHAMPO_ENABLE			15, 31, 31, struct cxib_wqc
 
 /* wq_type */
 enum {
@@ -673,10 +738,16 @@ enum {
 	CXIB_WQ_TYPE_CYCLIC			= 0x1,
 };
 
-#define CXIB_RMPC_STATE				0, 23, 20
-#define CXIB_RMPC_BASIC_CYCLIC_RCV_WQE		1, 31, 31
+#define CXIB_RMPC_STATE				0, 23, 20, struct cxib_rmpc
+#define CXIB_RMPC_BASIC_CYCLIC_RCV_WQE		1, 31, 31, struct cxib_rmpc
 #define CXIB_RMPC_WQ_OFFSET			0x30
 #define CXIB_RMPC_SIZE				(CXIB_RMPC_WQ_OFFSET + CXIB_WQC_SIZE)
+/*
+ * An RMP context with its work queue context (CXIB_WQC_* at CXIB_RMPC_WQ_OFFSET), without
+ * the PAS list that follows it in CREATE_RMP: what ISSI 1 creates a basic SRQ from and
+ * QUERY_RMP returns.
+ */
+struct cxib_rmpc { __be32 dw[CXIB_RMPC_SIZE / 4]; };
 
 /* rmpc state */
 enum {
@@ -686,43 +757,57 @@ enum {
 
 #define CXIB_CREATE_RMP_IN_RMPC_OFFSET		0x20
 #define CXIB_CREATE_RMP_IN_PAS_OFFSET		0x110	/* = rmpc + wq + CXIB_WQC_SIZE */
+struct cxib_create_rmp_in { __be32 dw[CXIB_CREATE_RMP_IN_PAS_OFFSET / 4]; };
 #define CXIB_CREATE_RMP_IN_LEN(npas)		(0x110u + CXIB_PAS_ENTRY_SIZE * (npas))
-#define CXIB_CREATE_RMP_OUT_RMPN		2, 23, 0
+#define CXIB_CREATE_RMP_OUT_RMPN		2, 23, 0, struct cxib_create_rmp_out
 #define CXIB_CREATE_RMP_OUT_LEN			16
+struct cxib_create_rmp_out { __be32 dw[CXIB_CREATE_RMP_OUT_LEN / 4]; };
 
-#define CXIB_MODIFY_RMP_IN_RMP_STATE		2, 31, 28	/* the current state */
-#define CXIB_MODIFY_RMP_IN_RESERVED_AT_44	2, 27, 24
-#define CXIB_MODIFY_RMP_IN_RMPN			2, 23, 0
-#define CXIB_MODIFY_RMP_IN_BITMASK		4, 63, 0	/* CXIB_RMP_BITMASK_* */
+/* the current state */
+#define CXIB_MODIFY_RMP_IN_RMP_STATE		2, 31, 28, struct cxib_modify_rmp_in
+#define CXIB_MODIFY_RMP_IN_RESERVED_AT_44	2, 27, 24, struct cxib_modify_rmp_in
+#define CXIB_MODIFY_RMP_IN_RMPN			2, 23, 0, struct cxib_modify_rmp_in
+/* CXIB_RMP_BITMASK_* */
+#define CXIB_MODIFY_RMP_IN_BITMASK		4, 63, 0, struct cxib_modify_rmp_in
 #define CXIB_MODIFY_RMP_IN_RMPC_OFFSET		0x20
 #define CXIB_MODIFY_RMP_IN_LEN			0x110
+struct cxib_modify_rmp_in { __be32 dw[CXIB_MODIFY_RMP_IN_LEN / 4]; };
 #define CXIB_MODIFY_RMP_OUT_LEN			16
+struct cxib_modify_rmp_out { __be32 dw[CXIB_MODIFY_RMP_OUT_LEN / 4]; };
 #define CXIB_RMP_BITMASK_LWM			(1ull << 0)
 
-#define CXIB_DESTROY_RMP_IN_RMPN		2, 23, 0
+#define CXIB_DESTROY_RMP_IN_RMPN		2, 23, 0, struct cxib_destroy_rmp_in
 #define CXIB_DESTROY_RMP_IN_LEN			16
+struct cxib_destroy_rmp_in { __be32 dw[CXIB_DESTROY_RMP_IN_LEN / 4]; };
 #define CXIB_DESTROY_RMP_OUT_LEN		16
+struct cxib_destroy_rmp_out { __be32 dw[CXIB_DESTROY_RMP_OUT_LEN / 4]; };
 
-#define CXIB_QUERY_RMP_IN_RMPN			2, 23, 0
+#define CXIB_QUERY_RMP_IN_RMPN			2, 23, 0, struct cxib_query_rmp_in
 #define CXIB_QUERY_RMP_IN_LEN			16
+struct cxib_query_rmp_in { __be32 dw[CXIB_QUERY_RMP_IN_LEN / 4]; };
 #define CXIB_QUERY_RMP_OUT_RMPC_OFFSET		0x20
 #define CXIB_QUERY_RMP_OUT_LEN			0x110
+struct cxib_query_rmp_out { __be32 dw[CXIB_QUERY_RMP_OUT_LEN / 4]; };
 
 /* ---- ATTACH_TO_MCG / DETACH_FROM_MCG (0x806 / 0x807) ---------------------------------- */
 
-#define CXIB_ATTACH_TO_MCG_IN_RESERVED_AT_40	2, 31, 24
-#define CXIB_ATTACH_TO_MCG_IN_QPN		2, 23, 0
-#define CXIB_ATTACH_TO_MCG_IN_RESERVED_AT_60	3, 31, 0
+#define CXIB_ATTACH_TO_MCG_IN_RESERVED_AT_40	2, 31, 24, struct cxib_attach_to_mcg_in
+#define CXIB_ATTACH_TO_MCG_IN_QPN		2, 23, 0, struct cxib_attach_to_mcg_in
+#define CXIB_ATTACH_TO_MCG_IN_RESERVED_AT_60	3, 31, 0, struct cxib_attach_to_mcg_in
 #define CXIB_ATTACH_TO_MCG_IN_MULTICAST_GID_OFFSET	0x10	/* 16 bytes */
 #define CXIB_ATTACH_TO_MCG_IN_LEN		0x20
+struct cxib_attach_to_mcg_in { __be32 dw[CXIB_ATTACH_TO_MCG_IN_LEN / 4]; };
 #define CXIB_ATTACH_TO_MCG_OUT_LEN		16
+struct cxib_attach_to_mcg_out { __be32 dw[CXIB_ATTACH_TO_MCG_OUT_LEN / 4]; };
 
-#define CXIB_DETACH_FROM_MCG_IN_RESERVED_AT_40	2, 31, 24
-#define CXIB_DETACH_FROM_MCG_IN_QPN		2, 23, 0
-#define CXIB_DETACH_FROM_MCG_IN_RESERVED_AT_60	3, 31, 0
+#define CXIB_DETACH_FROM_MCG_IN_RESERVED_AT_40	2, 31, 24, struct cxib_detach_from_mcg_in
+#define CXIB_DETACH_FROM_MCG_IN_QPN		2, 23, 0, struct cxib_detach_from_mcg_in
+#define CXIB_DETACH_FROM_MCG_IN_RESERVED_AT_60	3, 31, 0, struct cxib_detach_from_mcg_in
 #define CXIB_DETACH_FROM_MCG_IN_MULTICAST_GID_OFFSET	0x10
 #define CXIB_DETACH_FROM_MCG_IN_LEN		0x20
+struct cxib_detach_from_mcg_in { __be32 dw[CXIB_DETACH_FROM_MCG_IN_LEN / 4]; };
 #define CXIB_DETACH_FROM_MCG_OUT_LEN		16
+struct cxib_detach_from_mcg_out { __be32 dw[CXIB_DETACH_FROM_MCG_OUT_LEN / 4]; };
 
 #define CXIB_MGID_LEN				16
 

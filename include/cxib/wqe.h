@@ -125,7 +125,7 @@ struct cxib_wqe_raddr_seg {
 
 CXIB_STATIC_ASSERT(sizeof(struct cxib_wqe_raddr_seg) == 16);
 
-#define CXIB_WQE_RADDR_RADDR			0, 63, 0
+#define CXIB_WQE_RADDR_RADDR			0, 63, 0, struct cxib_wqe_raddr_seg
 #define CXIB_WQE_RADDR_RKEY			2, 31, 0, struct cxib_wqe_raddr_seg
 
 /* ---- Atomic segments ----------------------------------------------------------------- */
@@ -137,8 +137,8 @@ struct cxib_wqe_atomic_seg {
 
 CXIB_STATIC_ASSERT(sizeof(struct cxib_wqe_atomic_seg) == 16);
 
-#define CXIB_WQE_ATOMIC_SWAP_ADD		0, 63, 0
-#define CXIB_WQE_ATOMIC_COMPARE			2, 63, 0
+#define CXIB_WQE_ATOMIC_SWAP_ADD		0, 63, 0, struct cxib_wqe_atomic_seg
+#define CXIB_WQE_ATOMIC_COMPARE			2, 63, 0, struct cxib_wqe_atomic_seg
 
 struct cxib_wqe_masked_atomic_seg {
 	__be64 swap_add;
@@ -149,10 +149,10 @@ struct cxib_wqe_masked_atomic_seg {
 
 CXIB_STATIC_ASSERT(sizeof(struct cxib_wqe_masked_atomic_seg) == 32);
 
-#define CXIB_WQE_MASKED_ATOMIC_SWAP_ADD		0, 63, 0
-#define CXIB_WQE_MASKED_ATOMIC_COMPARE		2, 63, 0
-#define CXIB_WQE_MASKED_ATOMIC_SWAP_ADD_MASK	4, 63, 0
-#define CXIB_WQE_MASKED_ATOMIC_COMPARE_MASK	6, 63, 0
+#define CXIB_WQE_MASKED_ATOMIC_SWAP_ADD		0, 63, 0, struct cxib_wqe_masked_atomic_seg
+#define CXIB_WQE_MASKED_ATOMIC_COMPARE		2, 63, 0, struct cxib_wqe_masked_atomic_seg
+#define CXIB_WQE_MASKED_ATOMIC_SWAP_ADD_MASK	4, 63, 0, struct cxib_wqe_masked_atomic_seg
+#define CXIB_WQE_MASKED_ATOMIC_COMPARE_MASK	6, 63, 0, struct cxib_wqe_masked_atomic_seg
 
 /* ---- Data segment (send gather list and receive scatter list) ------------------------ */
 
@@ -166,7 +166,7 @@ CXIB_STATIC_ASSERT(sizeof(struct cxib_wqe_data_seg) == 16);
 
 #define CXIB_WQE_DATA_BYTE_COUNT		0, 30, 0, struct cxib_wqe_data_seg
 #define CXIB_WQE_DATA_LKEY			1, 31, 0, struct cxib_wqe_data_seg
-#define CXIB_WQE_DATA_ADDR			2, 63, 0
+#define CXIB_WQE_DATA_ADDR			2, 63, 0, struct cxib_wqe_data_seg
 
 /* ---- Inline segment: header dword, then byte_count bytes, padded to 16 --------------- */
 
@@ -269,7 +269,7 @@ CXIB_STATIC_ASSERT(sizeof(struct cxib_wqe_umr_ctrl_seg) == 48);
 #define CXIB_WQE_UMR_FLAGS			0, 31, 24, struct cxib_wqe_umr_ctrl_seg
 #define CXIB_WQE_UMR_XLT_OCTOWORDS		1, 31, 16, struct cxib_wqe_umr_ctrl_seg
 #define CXIB_WQE_UMR_XLT_OFFSET			1, 15, 0, struct cxib_wqe_umr_ctrl_seg
-#define CXIB_WQE_UMR_MKEY_MASK			2, 63, 0
+#define CXIB_WQE_UMR_MKEY_MASK			2, 63, 0, struct cxib_wqe_umr_ctrl_seg
 #define CXIB_WQE_UMR_XLT_OFFSET_47_16		4, 31, 0, struct cxib_wqe_umr_ctrl_seg
 
 /*
@@ -340,8 +340,8 @@ CXIB_STATIC_ASSERT(sizeof(struct cxib_wqe_mkey_seg) == 64);
 #define CXIB_WQE_MKEY_LENGTH64			3, 31, 31, struct cxib_wqe_mkey_seg
 #define CXIB_WQE_MKEY_EN_RINVAL			3, 24, 24, struct cxib_wqe_mkey_seg
 #define CXIB_WQE_MKEY_PD			3, 23, 0, struct cxib_wqe_mkey_seg
-#define CXIB_WQE_MKEY_START_ADDR		4, 63, 0
-#define CXIB_WQE_MKEY_LEN			6, 63, 0
+#define CXIB_WQE_MKEY_START_ADDR		4, 63, 0, struct cxib_wqe_mkey_seg
+#define CXIB_WQE_MKEY_LEN			6, 63, 0, struct cxib_wqe_mkey_seg
 #define CXIB_WQE_MKEY_BSFS_OCTO_SIZE		8, 31, 0, struct cxib_wqe_mkey_seg
 #define CXIB_WQE_MKEY_XLT_OCT_SIZE		13, 31, 0, struct cxib_wqe_mkey_seg
 #define CXIB_WQE_MKEY_LOG2_PAGE_SIZE		14, 5, 0, struct cxib_wqe_mkey_seg
@@ -393,7 +393,7 @@ CXIB_STATIC_ASSERT(sizeof(struct cxib_cqe64) == CXIB_CQE_SIZE);
 #define CXIB_CQE_PKEY				9, 15, 0, struct cxib_cqe64	/* QP1 receives */
 #define CXIB_CQE_APP				10, 31, 24, struct cxib_cqe64
 #define CXIB_CQE_BYTE_CNT			11, 31, 0, struct cxib_cqe64
-#define CXIB_CQE_TIMESTAMP			12, 63, 0
+#define CXIB_CQE_TIMESTAMP			12, 63, 0, struct cxib_cqe64
 #define CXIB_CQE_SOP_DROP_QPN			14, 31, 0, struct cxib_cqe64
 /* requester: WQE opcode */
 #define CXIB_CQE_SOP				14, 31, 24, struct cxib_cqe64

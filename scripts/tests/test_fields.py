@@ -29,11 +29,17 @@ def compile_c(body: str, tool: list[str]) -> subprocess.CompletedProcess:
 
 CC = ["cc", "-fsyntax-only"]
 GOOD = """
-unsigned int f(const struct cxib_cqe64 *cqe, const void *buf, const __u8 *b, __be32 *w);
-unsigned int f(const struct cxib_cqe64 *cqe, const void *buf, const __u8 *b, __be32 *w)
+unsigned int f(const struct cxib_cqe64 *cqe, const void *buf, const __u8 *b, __be32 *w,
+	       struct cxib_destroy_eq_in *in);
+unsigned int f(const struct cxib_cqe64 *cqe, const void *buf, const __u8 *b, __be32 *w,
+	       struct cxib_destroy_eq_in *in)
 {
 	CXIB_SET(w, CXIB_CQE_QPN, 5);
+	CXIB_SET(in, CXIB_DESTROY_EQ_IN_EQ_NUMBER, 7);
+	CXIB_SET(in, CXIB_CMD_IN_OPCODE, CXIB_CMD_OP_DESTROY_EQ);	/* the shared header */
+	CXIB_SET64(w, CXIB_CQE_TIMESTAMP, 1);
 	return CXIB_GET(cqe, CXIB_CQE_QPN) + CXIB_GET(buf, CXIB_CQE_OPCODE) +
+	       (unsigned int)CXIB_GET64(cqe, CXIB_CQE_TIMESTAMP) +
 	       CXIB_GET(b, CXIB_CQE_WQE_COUNTER) + CXIB_FIELD_GET(CXIB_CQE_OPCODE, 0x50) +
 	       CXIB_FIELD_PREP(CXIB_CQE_SE, 1) + CXIB_FIELD_MAX(CXIB_CQE_QPN) +
 	       CXIB_OFFSET(CXIB_CQE_QPN) + CXIB_FMASK(CXIB_CQE_OWNER) + CXIB_DW(CXIB_CQE_SE);
@@ -54,7 +60,28 @@ BAD_OTHERS = [  # (pointer type, field of another structure)
     ("struct cxib_wqe_data_seg", "CXIB_WQE_CTRL_OPCODE"),
     ("struct cxib_hca_vport_context", "CXIB_HCA_CAP_LOG_MAX_QP"),
     ("struct cxib_hca_cap", "CXIB_CMD_ENTRY_TYPE"),
+    ("struct cxib_destroy_eq_in", "CXIB_QUERY_EQ_IN_EQ_NUMBER"),
+    ("struct cxib_create_qp_out", "CXIB_CREATE_CQ_OUT_CQN"),
+    ("struct cxib_query_issi_in", "CXIB_QUERY_ISSI_OUT_CURRENT_ISSI"),
+    ("struct cxib_rmpc", "CXIB_WQC_LWM"),
+    ("struct cxib_xrc_srqc", "CXIB_SRQC_LWM"),
+    ("struct cxib_qpc", "CXIB_ADS_RLID"),
+    ("struct cxib_hca_cap", "CXIB_ATOMIC_CAP_OPERATIONS"),
+    ("struct cxib_reg_pmtu", "CXIB_REG_PTYS_LOCAL_PORT"),
+    ("struct cxib_query_q_counter_out", "CXIB_ALLOC_Q_COUNTER_OUT_COUNTER_SET_ID"),
 ]
+BAD_64 = [  # (pointer type, 64-bit field of another structure)
+    ("struct cxib_eqe", "CXIB_CQE_TIMESTAMP"),
+    ("struct cxib_cqc", "CXIB_QPC_DBR_ADDR"),
+    ("struct cxib_wqe_data_seg", "CXIB_WQE_RADDR_RADDR"),
+]
+NOT_64 = """
+unsigned long long n(const struct cxib_cqe64 *cqe);
+unsigned long long n(const struct cxib_cqe64 *cqe)
+{
+	return CXIB_GET64(cqe, CXIB_CQE_QPN);
+}
+"""
 BAD_SET = """
 void h(struct cxib_eqe *eqe);
 void h(struct cxib_eqe *eqe)
@@ -88,6 +115,19 @@ class FieldOfAnotherStructure(unittest.TestCase):
             r = compile_c(body, CC)
             self.assertNotEqual(r.returncode, 0, f"{field} through {ptype} compiled")
             self.assertIn(REFUSED, r.stderr)
+
+    def test_64bit_fields_refuse_another_structure(self):
+        for ptype, field in BAD_64:
+            body = (f"unsigned long long k(const {ptype} *x);\n"
+                    f"unsigned long long k(const {ptype} *x) {{ return CXIB_GET64(x, {field}); }}\n")
+            r = compile_c(body, CC)
+            self.assertNotEqual(r.returncode, 0, f"{field} through {ptype} compiled")
+            self.assertIn(REFUSED, r.stderr)
+
+    def test_get64_refuses_a_32bit_field(self):
+        r = compile_c(NOT_64, CC)
+        self.assertNotEqual(r.returncode, 0)
+        self.assertIn("__cxib_not_a_64bit_field", r.stderr)
 
     @unittest.skipIf(shutil.which("sparse") is None, "sparse is not installed")
     def test_sparse_accepts_the_check_and_refuses_the_wrong_structure(self):

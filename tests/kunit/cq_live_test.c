@@ -240,10 +240,10 @@ static void live_srq_object_and_limit(struct kunit *test)
 
 	if (dev->issi == CXIB_ISSI_1) {
 		struct cxib_rmpc rmpc;
-		__be32 *wq = rmpc.dw + CXIB_RMPC_WQ_OFFSET / 4;
+		struct cxib_wqc *wq = (void *)&rmpc + CXIB_RMPC_WQ_OFFSET;
 
 		KUNIT_ASSERT_EQ(test, cxib_cmd_query_rmp(dev, srqn, &rmpc), 0);
-		KUNIT_EXPECT_EQ(test, CXIB_GET(rmpc.dw, CXIB_RMPC_STATE), CXIB_RMPC_STATE_RDY);
+		KUNIT_EXPECT_EQ(test, CXIB_GET(&rmpc, CXIB_RMPC_STATE), CXIB_RMPC_STATE_RDY);
 		KUNIT_EXPECT_EQ(test, CXIB_GET(wq, CXIB_WQC_WQ_TYPE), CXIB_WQ_TYPE_LINKED_LIST);
 		KUNIT_EXPECT_EQ(test, CXIB_GET(wq, CXIB_WQC_LOG_WQ_SZ), 7);
 		KUNIT_EXPECT_EQ(test, CXIB_GET(wq, CXIB_WQC_LOG_WQ_STRIDE), 6);
@@ -269,7 +269,8 @@ static void live_srq_object_and_limit(struct kunit *test)
 		struct cxib_rmpc rmpc;
 
 		KUNIT_EXPECT_EQ(test, cxib_cmd_query_rmp(dev, srqn, &rmpc), 0);
-		lwm = CXIB_GET(rmpc.dw + CXIB_RMPC_WQ_OFFSET / 4, CXIB_WQC_LWM);
+		lwm = CXIB_GET((struct cxib_wqc *)((void *)&rmpc + CXIB_RMPC_WQ_OFFSET),
+			       CXIB_WQC_LWM);
 		KUNIT_EXPECT_EQ(test, lwm, 10);
 	}
 	ma.srq_limit = 127;

@@ -324,7 +324,7 @@ static void rmp_arm_cmd_layout_test(struct kunit *test)
 	KUNIT_ASSERT_NOT_NULL(test, in);
 	KUNIT_ASSERT_NOT_NULL(test, want);
 	KUNIT_ASSERT_EQ(test, CXIB_MODIFY_RMP_IN_LEN, 0x20 + RMPC_BYTES);
-	cxib_rmp_build_arm(in, 0xabcdef, 0x1234);
+	cxib_rmp_build_arm((void *)in, 0xabcdef, 0x1234);
 	put_unaligned_be16(0x90d, want);		/* opcode MODIFY_RMP, op_mod 0 */
 	put_unaligned_be32(0x10abcdef, want + 8);	/* rmp_state RDY, rmpn */
 	put_unaligned_be64(1, want + 0x10);		/* bitmask: lwm */
@@ -334,7 +334,7 @@ static void rmp_arm_cmd_layout_test(struct kunit *test)
 
 	/* 0 disarms: the same command with lwm 0 */
 	memset(in, 0, CXIB_MODIFY_RMP_IN_LEN);
-	cxib_rmp_build_arm(in, 1, 0);
+	cxib_rmp_build_arm((void *)in, 1, 0);
 	KUNIT_EXPECT_EQ(test, get_unaligned_be32(in + 8), 0x10000001);
 	KUNIT_EXPECT_EQ(test, get_unaligned_be64(in + 0x10), 1);
 	KUNIT_EXPECT_EQ(test, get_unaligned_be16(in + 0x20 + RMPC_WQ + WQ_LWM), 0);
@@ -555,7 +555,7 @@ static void counters_parse_test(struct kunit *test)
 	/* every dword holds a distinct value: 0xc0000000 + its byte offset */
 	for (i = 0; i < CXIB_QUERY_Q_COUNTER_OUT_LEN; i += 4)
 		put_unaligned_be32(0xc0000000 + i, out + i);
-	cxib_q_counter_values(out, cxib_q_counter_dws, CXIB_NUM_Q_COUNTERS, values);
+	cxib_q_counter_values((void *)out, cxib_q_counter_dws, CXIB_NUM_Q_COUNTERS, values);
 	for (i = 0; i < ARRAY_SIZE(q_counter_offsets); i++) {
 		idx = q_counter_index(q_counter_offsets[i].name);
 		KUNIT_ASSERT_GE_MSG(test, idx, 0, "%s missing", q_counter_offsets[i].name);

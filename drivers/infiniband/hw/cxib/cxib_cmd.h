@@ -34,18 +34,6 @@
 struct cxib_dev;
 struct dma_pool;
 
-/**
- * struct cxib_rmpc - an RMP context with its work queue context (CXIB_RMPC_*, and
- *	CXIB_WQC_* at CXIB_RMPC_WQ_OFFSET), without the PAS list that follows it in
- *	CREATE_RMP: what ISSI 1 creates a basic SRQ from and QUERY_RMP returns
- * @dw: the context, big-endian dwords
- */
-struct cxib_rmpc {
-	__be32 dw[CXIB_RMPC_SIZE / 4];
-};
-
-static_assert(sizeof(struct cxib_rmpc) == CXIB_RMPC_SIZE);
-
 /* ---- The queue engine (cmd.c) ------------------------------------------------------ */
 
 /* Default per-command timeout (module parameter cmd_timeout_ms), as mlx5 uses. */
@@ -279,9 +267,10 @@ int cxib_cmd_query_q_counter(struct cxib_dev *dev, u16 id, const u8 *dws, unsign
 #if IS_ENABLED(CONFIG_KUNIT)
 int cxib_cmd_query_mkey(struct cxib_dev *dev, u32 mkey_index, struct cxib_mkc *mkc);
 int cxib_cmd_query_cq(struct cxib_dev *dev, u32 cqn, struct cxib_cqc *cqc);
-void cxib_rmp_build_arm(void *in, u32 rmpn, u16 lwm);
+void cxib_rmp_build_arm(struct cxib_modify_rmp_in *in, u32 rmpn, u16 lwm);
 void cxib_mcg_build_cmd(void *in, u16 opcode, u32 qpn, const union ib_gid *gid);
-void cxib_q_counter_values(const void *out, const u8 *dws, unsigned int n, u64 *values);
+void cxib_q_counter_values(const struct cxib_query_q_counter_out *out, const u8 *dws,
+			   unsigned int n, u64 *values);
 #endif
 
 #endif /* _CXIB_DRV_CMD_H */

@@ -54,12 +54,12 @@ static bool cxib_cmd_bad_op(int err, const void *out)
  */
 int cxib_cmd_enable_hca(struct cxib_dev *dev)
 {
-	__be32 in[CXIB_ENABLE_HCA_IN_LEN / 4] = {};
-	__be32 out[CXIB_ENABLE_HCA_OUT_LEN / 4] = {};
+	struct cxib_enable_hca_in in = {};
+	struct cxib_enable_hca_out out = {};
 
-	cxib_cmd_hdr(in, CXIB_CMD_OP_ENABLE_HCA, 0);
-	CXIB_SET(in, CXIB_ENABLE_HCA_IN_FUNCTION_ID, 0);
-	return cxib_cmd_exec(dev, in, sizeof(in), out, sizeof(out));
+	cxib_cmd_hdr(&in, CXIB_CMD_OP_ENABLE_HCA, 0);
+	CXIB_SET(&in, CXIB_ENABLE_HCA_IN_FUNCTION_ID, 0);
+	return cxib_cmd_exec(dev, &in, sizeof(in), &out, sizeof(out));
 }
 EXPORT_SYMBOL_IF_KUNIT(cxib_cmd_enable_hca);
 
@@ -71,12 +71,12 @@ EXPORT_SYMBOL_IF_KUNIT(cxib_cmd_enable_hca);
  */
 int cxib_cmd_disable_hca(struct cxib_dev *dev)
 {
-	__be32 in[CXIB_DISABLE_HCA_IN_LEN / 4] = {};
-	__be32 out[CXIB_DISABLE_HCA_OUT_LEN / 4] = {};
+	struct cxib_disable_hca_in in = {};
+	struct cxib_disable_hca_out out = {};
 
-	cxib_cmd_hdr(in, CXIB_CMD_OP_DISABLE_HCA, 0);
-	CXIB_SET(in, CXIB_DISABLE_HCA_IN_FUNCTION_ID, 0);
-	return cxib_cmd_exec(dev, in, sizeof(in), out, sizeof(out));
+	cxib_cmd_hdr(&in, CXIB_CMD_OP_DISABLE_HCA, 0);
+	CXIB_SET(&in, CXIB_DISABLE_HCA_IN_FUNCTION_ID, 0);
+	return cxib_cmd_exec(dev, &in, sizeof(in), &out, sizeof(out));
 }
 EXPORT_SYMBOL_IF_KUNIT(cxib_cmd_disable_hca);
 
@@ -91,18 +91,18 @@ EXPORT_SYMBOL_IF_KUNIT(cxib_cmd_disable_hca);
  */
 int cxib_cmd_query_issi(struct cxib_dev *dev, u32 *supported, u16 *current_issi)
 {
-	__be32 in[CXIB_QUERY_ISSI_IN_LEN / 4] = {};
-	__be32 out[CXIB_QUERY_ISSI_OUT_LEN / 4] = {};
+	struct cxib_query_issi_in in = {};
+	struct cxib_query_issi_out out = {};
 	int err;
 
-	cxib_cmd_hdr(in, CXIB_CMD_OP_QUERY_ISSI, 0);
-	err = cxib_cmd_exec_flags(dev, in, sizeof(in), out, sizeof(out), CXIB_CMD_F_BAD_OP_OK);
-	if (cxib_cmd_bad_op(err, out))
+	cxib_cmd_hdr(&in, CXIB_CMD_OP_QUERY_ISSI, 0);
+	err = cxib_cmd_exec_flags(dev, &in, sizeof(in), &out, sizeof(out), CXIB_CMD_F_BAD_OP_OK);
+	if (cxib_cmd_bad_op(err, &out))
 		return -EOPNOTSUPP;
 	if (err)
 		return err;
-	*supported = CXIB_GET(out, CXIB_QUERY_ISSI_OUT_SUPPORTED_ISSI_DW0);
-	*current_issi = CXIB_GET(out, CXIB_QUERY_ISSI_OUT_CURRENT_ISSI);
+	*supported = CXIB_GET(&out, CXIB_QUERY_ISSI_OUT_SUPPORTED_ISSI_DW0);
+	*current_issi = CXIB_GET(&out, CXIB_QUERY_ISSI_OUT_CURRENT_ISSI);
 	return 0;
 }
 
@@ -115,12 +115,12 @@ int cxib_cmd_query_issi(struct cxib_dev *dev, u32 *supported, u16 *current_issi)
  */
 int cxib_cmd_set_issi(struct cxib_dev *dev, u16 issi)
 {
-	__be32 in[CXIB_SET_ISSI_IN_LEN / 4] = {};
-	__be32 out[CXIB_SET_ISSI_OUT_LEN / 4] = {};
+	struct cxib_set_issi_in in = {};
+	struct cxib_set_issi_out out = {};
 
-	cxib_cmd_hdr(in, CXIB_CMD_OP_SET_ISSI, 0);
-	CXIB_SET(in, CXIB_SET_ISSI_IN_CURRENT_ISSI, issi);
-	return cxib_cmd_exec(dev, in, sizeof(in), out, sizeof(out));
+	cxib_cmd_hdr(&in, CXIB_CMD_OP_SET_ISSI, 0);
+	CXIB_SET(&in, CXIB_SET_ISSI_IN_CURRENT_ISSI, issi);
+	return cxib_cmd_exec(dev, &in, sizeof(in), &out, sizeof(out));
 }
 
 /**
@@ -131,11 +131,11 @@ int cxib_cmd_set_issi(struct cxib_dev *dev, u16 issi)
  */
 int cxib_cmd_init_hca(struct cxib_dev *dev)
 {
-	__be32 in[CXIB_INIT_HCA_IN_LEN / 4] = {};
-	__be32 out[CXIB_INIT_HCA_OUT_LEN / 4] = {};
+	struct cxib_init_hca_in in = {};
+	struct cxib_init_hca_out out = {};
 
-	cxib_cmd_hdr(in, CXIB_CMD_OP_INIT_HCA, 0);
-	return cxib_cmd_exec(dev, in, sizeof(in), out, sizeof(out));
+	cxib_cmd_hdr(&in, CXIB_CMD_OP_INIT_HCA, 0);
+	return cxib_cmd_exec(dev, &in, sizeof(in), &out, sizeof(out));
 }
 EXPORT_SYMBOL_IF_KUNIT(cxib_cmd_init_hca);
 
@@ -149,17 +149,17 @@ EXPORT_SYMBOL_IF_KUNIT(cxib_cmd_init_hca);
  */
 int cxib_cmd_teardown_hca(struct cxib_dev *dev, u16 profile)
 {
-	__be32 in[CXIB_TEARDOWN_HCA_IN_LEN / 4] = {};
-	__be32 out[CXIB_TEARDOWN_HCA_OUT_LEN / 4] = {};
+	struct cxib_teardown_hca_in in = {};
+	struct cxib_teardown_hca_out out = {};
 	int err;
 
-	cxib_cmd_hdr(in, CXIB_CMD_OP_TEARDOWN_HCA, 0);
-	CXIB_SET(in, CXIB_TEARDOWN_HCA_IN_PROFILE, profile);
-	err = cxib_cmd_exec(dev, in, sizeof(in), out, sizeof(out));
+	cxib_cmd_hdr(&in, CXIB_CMD_OP_TEARDOWN_HCA, 0);
+	CXIB_SET(&in, CXIB_TEARDOWN_HCA_IN_PROFILE, profile);
+	err = cxib_cmd_exec(dev, &in, sizeof(in), &out, sizeof(out));
 	if (err)
 		return err;
 	if (profile != CXIB_TEARDOWN_HCA_PROFILE_GRACEFUL_CLOSE &&
-	    CXIB_GET(out, CXIB_TEARDOWN_HCA_OUT_STATE) != CXIB_TEARDOWN_HCA_STATE_SUCCESS)
+	    CXIB_GET(&out, CXIB_TEARDOWN_HCA_OUT_STATE) != CXIB_TEARDOWN_HCA_STATE_SUCCESS)
 		return -EIO;
 	return 0;
 }
@@ -173,11 +173,11 @@ int cxib_cmd_teardown_hca(struct cxib_dev *dev, u16 profile)
  */
 int cxib_cmd_nop(struct cxib_dev *dev)
 {
-	__be32 in[CXIB_NOP_IN_LEN / 4] = {};
-	__be32 out[CXIB_NOP_OUT_LEN / 4] = {};
+	struct cxib_nop_in in = {};
+	struct cxib_nop_out out = {};
 
-	cxib_cmd_hdr(in, CXIB_CMD_OP_NOP, 0);
-	return cxib_cmd_exec(dev, in, sizeof(in), out, sizeof(out));
+	cxib_cmd_hdr(&in, CXIB_CMD_OP_NOP, 0);
+	return cxib_cmd_exec(dev, &in, sizeof(in), &out, sizeof(out));
 }
 EXPORT_SYMBOL_IF_KUNIT(cxib_cmd_nop);
 #endif
@@ -195,16 +195,16 @@ EXPORT_SYMBOL_IF_KUNIT(cxib_cmd_nop);
  */
 int cxib_cmd_query_pages(struct cxib_dev *dev, u16 op_mod, u16 *func_id, s32 *npages)
 {
-	__be32 in[CXIB_QUERY_PAGES_IN_LEN / 4] = {};
-	__be32 out[CXIB_QUERY_PAGES_OUT_LEN / 4] = {};
+	struct cxib_query_pages_in in = {};
+	struct cxib_query_pages_out out = {};
 	int err;
 
-	cxib_cmd_hdr(in, CXIB_CMD_OP_QUERY_PAGES, op_mod);
-	err = cxib_cmd_exec(dev, in, sizeof(in), out, sizeof(out));
+	cxib_cmd_hdr(&in, CXIB_CMD_OP_QUERY_PAGES, op_mod);
+	err = cxib_cmd_exec(dev, &in, sizeof(in), &out, sizeof(out));
 	if (err)
 		return err;
-	*func_id = CXIB_GET(out, CXIB_QUERY_PAGES_OUT_FUNCTION_ID);
-	*npages = (s32)CXIB_GET(out, CXIB_QUERY_PAGES_OUT_NUM_PAGES);
+	*func_id = CXIB_GET(&out, CXIB_QUERY_PAGES_OUT_FUNCTION_ID);
+	*npages = (s32)CXIB_GET(&out, CXIB_QUERY_PAGES_OUT_NUM_PAGES);
 	return 0;
 }
 EXPORT_SYMBOL_IF_KUNIT(cxib_cmd_query_pages);
@@ -220,9 +220,9 @@ EXPORT_SYMBOL_IF_KUNIT(cxib_cmd_query_pages);
  */
 int cxib_cmd_give_pages(struct cxib_dev *dev, u16 func_id, const dma_addr_t *pas, u32 npages)
 {
-	__be32 out[CXIB_MANAGE_PAGES_OUT_LEN(0) / 4] = {};
+	struct cxib_manage_pages_out out = {};
 	u32 inlen = CXIB_MANAGE_PAGES_IN_LEN(npages);
-	void *in;
+	struct cxib_manage_pages_in *in;
 	int err;
 
 	in = kvzalloc(inlen, GFP_KERNEL);
@@ -233,7 +233,7 @@ int cxib_cmd_give_pages(struct cxib_dev *dev, u16 func_id, const dma_addr_t *pas
 	CXIB_SET(in, CXIB_MANAGE_PAGES_IN_INPUT_NUM_ENTRIES, npages);
 	cxib_cmd_put_pas(in, CXIB_MANAGE_PAGES_IN_PAS_OFFSET, pas, npages);
 
-	err = cxib_cmd_exec(dev, in, inlen, out, sizeof(out));
+	err = cxib_cmd_exec(dev, in, inlen, &out, sizeof(out));
 	kvfree(in);
 	return err;
 }
@@ -251,21 +251,21 @@ int cxib_cmd_give_pages(struct cxib_dev *dev, u16 func_id, const dma_addr_t *pas
 int cxib_cmd_take_pages(struct cxib_dev *dev, u16 func_id, u32 npages, dma_addr_t *pas,
 			u32 *nreturned)
 {
-	__be32 in[CXIB_MANAGE_PAGES_IN_LEN(0) / 4] = {};
+	struct cxib_manage_pages_in in = {};
 	u32 outlen = CXIB_MANAGE_PAGES_OUT_LEN(npages);
 	const __be64 *list;
-	void *out;
+	struct cxib_manage_pages_out *out;
 	u32 i, n;
 	int err;
 
 	out = kvzalloc(outlen, GFP_KERNEL);
 	if (!out)
 		return -ENOMEM;
-	cxib_cmd_hdr(in, CXIB_CMD_OP_MANAGE_PAGES, CXIB_MANAGE_PAGES_OP_MOD_TAKE);
-	CXIB_SET(in, CXIB_MANAGE_PAGES_IN_FUNCTION_ID, func_id);
-	CXIB_SET(in, CXIB_MANAGE_PAGES_IN_INPUT_NUM_ENTRIES, npages);
+	cxib_cmd_hdr(&in, CXIB_CMD_OP_MANAGE_PAGES, CXIB_MANAGE_PAGES_OP_MOD_TAKE);
+	CXIB_SET(&in, CXIB_MANAGE_PAGES_IN_FUNCTION_ID, func_id);
+	CXIB_SET(&in, CXIB_MANAGE_PAGES_IN_INPUT_NUM_ENTRIES, npages);
 
-	err = cxib_cmd_exec(dev, in, sizeof(in), out, outlen);
+	err = cxib_cmd_exec(dev, &in, sizeof(in), out, outlen);
 	if (err)
 		goto out;
 	n = CXIB_GET(out, CXIB_MANAGE_PAGES_OUT_OUTPUT_NUM_ENTRIES);
@@ -275,7 +275,7 @@ int cxib_cmd_take_pages(struct cxib_dev *dev, u16 func_id, u32 npages, dma_addr_
 		err = -EPROTO;
 		goto out;
 	}
-	list = out + CXIB_MANAGE_PAGES_OUT_PAS_OFFSET;
+	list = (void *)out + CXIB_MANAGE_PAGES_OUT_PAS_OFFSET;
 	for (i = 0; i < n; i++)
 		pas[i] = be64_to_cpu(list[i]);
 	*nreturned = n;
@@ -295,13 +295,13 @@ out:
  */
 int cxib_cmd_pages_alloc_failed(struct cxib_dev *dev, u16 func_id, u32 npages)
 {
-	__be32 in[CXIB_MANAGE_PAGES_IN_LEN(0) / 4] = {};
-	__be32 out[CXIB_MANAGE_PAGES_OUT_LEN(0) / 4] = {};
+	struct cxib_manage_pages_in in = {};
+	struct cxib_manage_pages_out out = {};
 
-	cxib_cmd_hdr(in, CXIB_CMD_OP_MANAGE_PAGES, CXIB_MANAGE_PAGES_OP_MOD_ALLOC_FAIL);
-	CXIB_SET(in, CXIB_MANAGE_PAGES_IN_FUNCTION_ID, func_id);
-	CXIB_SET(in, CXIB_MANAGE_PAGES_IN_INPUT_NUM_ENTRIES, npages);
-	return cxib_cmd_exec(dev, in, sizeof(in), out, sizeof(out));
+	cxib_cmd_hdr(&in, CXIB_CMD_OP_MANAGE_PAGES, CXIB_MANAGE_PAGES_OP_MOD_ALLOC_FAIL);
+	CXIB_SET(&in, CXIB_MANAGE_PAGES_IN_FUNCTION_ID, func_id);
+	CXIB_SET(&in, CXIB_MANAGE_PAGES_IN_INPUT_NUM_ENTRIES, npages);
+	return cxib_cmd_exec(dev, &in, sizeof(in), &out, sizeof(out));
 }
 
 /* ---- Registers and capabilities --------------------------------------------------------- */
@@ -322,7 +322,8 @@ int cxib_cmd_access_reg(struct cxib_dev *dev, u16 op_mod, u16 reg_id, u32 arg,
 			const void *data_in, void *data_out, u32 len)
 {
 	u32 inlen = CXIB_ACCESS_REG_IN_LEN(len), outlen = CXIB_ACCESS_REG_OUT_LEN(len);
-	void *in, *out;
+	struct cxib_access_reg_in *in;
+	struct cxib_access_reg_out *out;
 	int err;
 
 	in = kvzalloc(inlen, GFP_KERNEL);
@@ -334,11 +335,11 @@ int cxib_cmd_access_reg(struct cxib_dev *dev, u16 op_mod, u16 reg_id, u32 arg,
 	cxib_cmd_hdr(in, CXIB_CMD_OP_ACCESS_REG, op_mod);
 	CXIB_SET(in, CXIB_ACCESS_REG_IN_REGISTER_ID, reg_id);
 	CXIB_SET(in, CXIB_ACCESS_REG_IN_ARGUMENT, arg);
-	memcpy(in + CXIB_ACCESS_REG_IN_DATA_OFFSET, data_in, len);
+	memcpy((void *)in + CXIB_ACCESS_REG_IN_DATA_OFFSET, data_in, len);
 
 	err = cxib_cmd_exec(dev, in, inlen, out, outlen);
 	if (!err && data_out)
-		memcpy(data_out, out + CXIB_ACCESS_REG_OUT_DATA_OFFSET, len);
+		memcpy(data_out, (void *)out + CXIB_ACCESS_REG_OUT_DATA_OFFSET, len);
 out:
 	kvfree(out);
 	kvfree(in);
@@ -374,17 +375,17 @@ int cxib_cmd_set_host_endianness(struct cxib_dev *dev)
  */
 int cxib_cmd_query_hca_cap(struct cxib_dev *dev, u16 type, u16 mode, struct cxib_hca_cap *cap)
 {
-	__be32 in[CXIB_QUERY_HCA_CAP_IN_LEN / 4] = {};
-	void *out;
+	struct cxib_query_hca_cap_in in = {};
+	struct cxib_query_hca_cap_out *out;
 	int err;
 
 	out = kvzalloc(CXIB_QUERY_HCA_CAP_OUT_LEN, GFP_KERNEL);
 	if (!out)
 		return -ENOMEM;
-	cxib_cmd_hdr(in, CXIB_CMD_OP_QUERY_HCA_CAP, CXIB_HCA_CAP_OP_MOD(type, mode));
-	err = cxib_cmd_exec(dev, in, sizeof(in), out, CXIB_QUERY_HCA_CAP_OUT_LEN);
+	cxib_cmd_hdr(&in, CXIB_CMD_OP_QUERY_HCA_CAP, CXIB_HCA_CAP_OP_MOD(type, mode));
+	err = cxib_cmd_exec(dev, &in, sizeof(in), out, CXIB_QUERY_HCA_CAP_OUT_LEN);
 	if (!err)
-		memcpy(cap, out + CXIB_QUERY_HCA_CAP_OUT_CAPABILITY_OFFSET, sizeof(*cap));
+		memcpy(cap, (void *)out + CXIB_QUERY_HCA_CAP_OUT_CAPABILITY_OFFSET, sizeof(*cap));
 	kvfree(out);
 	return err;
 }
@@ -400,8 +401,8 @@ EXPORT_SYMBOL_IF_KUNIT(cxib_cmd_query_hca_cap);
  */
 int cxib_cmd_set_hca_cap(struct cxib_dev *dev, u16 type, const struct cxib_hca_cap *cap)
 {
-	__be32 out[CXIB_SET_HCA_CAP_OUT_LEN / 4] = {};
-	void *in;
+	struct cxib_set_hca_cap_out out = {};
+	struct cxib_set_hca_cap_in *in;
 	int err;
 
 	in = kvzalloc(CXIB_SET_HCA_CAP_IN_LEN, GFP_KERNEL);
@@ -409,8 +410,8 @@ int cxib_cmd_set_hca_cap(struct cxib_dev *dev, u16 type, const struct cxib_hca_c
 		return -ENOMEM;
 	/* SET_HCA_CAP's op_mod is the type alone: the mode bit is 0. */
 	cxib_cmd_hdr(in, CXIB_CMD_OP_SET_HCA_CAP, CXIB_HCA_CAP_OP_MOD(type, 0));
-	memcpy(in + CXIB_SET_HCA_CAP_IN_CAPABILITY_OFFSET, cap, sizeof(*cap));
-	err = cxib_cmd_exec(dev, in, CXIB_SET_HCA_CAP_IN_LEN, out, sizeof(out));
+	memcpy((void *)in + CXIB_SET_HCA_CAP_IN_CAPABILITY_OFFSET, cap, sizeof(*cap));
+	err = cxib_cmd_exec(dev, in, CXIB_SET_HCA_CAP_IN_LEN, &out, sizeof(out));
 	kvfree(in);
 	return err;
 }
@@ -535,17 +536,17 @@ EXPORT_SYMBOL_IF_KUNIT(cxib_caps_pkey_table_len);
  */
 int cxib_cmd_query_adapter(struct cxib_dev *dev, char *board_id, u32 *vendor_id)
 {
-	__be32 in[CXIB_QUERY_ADAPTER_IN_LEN / 4] = {};
-	void *out;
+	struct cxib_query_adapter_in in = {};
+	struct cxib_query_adapter_out *out;
 	int err;
 
 	out = kvzalloc(CXIB_QUERY_ADAPTER_OUT_LEN, GFP_KERNEL);
 	if (!out)
 		return -ENOMEM;
-	cxib_cmd_hdr(in, CXIB_CMD_OP_QUERY_ADAPTER, 0);
-	err = cxib_cmd_exec(dev, in, sizeof(in), out, CXIB_QUERY_ADAPTER_OUT_LEN);
+	cxib_cmd_hdr(&in, CXIB_CMD_OP_QUERY_ADAPTER, 0);
+	err = cxib_cmd_exec(dev, &in, sizeof(in), out, CXIB_QUERY_ADAPTER_OUT_LEN);
 	if (!err) {
-		memcpy(board_id, out + CXIB_QUERY_ADAPTER_OUT_PSID_OFFSET,
+		memcpy(board_id, (void *)out + CXIB_QUERY_ADAPTER_OUT_PSID_OFFSET,
 		       CXIB_QUERY_ADAPTER_PSID_LEN);
 		board_id[CXIB_QUERY_ADAPTER_PSID_LEN] = '\0';
 		*vendor_id = CXIB_GET(out, CXIB_QUERY_ADAPTER_OUT_IEEE_VENDOR_ID);
@@ -564,14 +565,14 @@ EXPORT_SYMBOL_IF_KUNIT(cxib_cmd_query_adapter);
  */
 int cxib_cmd_alloc_uar(struct cxib_dev *dev, u32 *uar)
 {
-	__be32 in[CXIB_ALLOC_UAR_IN_LEN / 4] = {};
-	__be32 out[CXIB_ALLOC_UAR_OUT_LEN / 4] = {};
+	struct cxib_alloc_uar_in in = {};
+	struct cxib_alloc_uar_out out = {};
 	int err;
 
-	cxib_cmd_hdr(in, CXIB_CMD_OP_ALLOC_UAR, 0);
-	err = cxib_cmd_exec(dev, in, sizeof(in), out, sizeof(out));
+	cxib_cmd_hdr(&in, CXIB_CMD_OP_ALLOC_UAR, 0);
+	err = cxib_cmd_exec(dev, &in, sizeof(in), &out, sizeof(out));
 	if (!err)
-		*uar = CXIB_GET(out, CXIB_ALLOC_UAR_OUT_UAR);
+		*uar = CXIB_GET(&out, CXIB_ALLOC_UAR_OUT_UAR);
 	return err;
 }
 
@@ -584,12 +585,12 @@ int cxib_cmd_alloc_uar(struct cxib_dev *dev, u32 *uar)
  */
 int cxib_cmd_dealloc_uar(struct cxib_dev *dev, u32 uar)
 {
-	__be32 in[CXIB_DEALLOC_UAR_IN_LEN / 4] = {};
-	__be32 out[CXIB_DEALLOC_UAR_OUT_LEN / 4] = {};
+	struct cxib_dealloc_uar_in in = {};
+	struct cxib_dealloc_uar_out out = {};
 
-	cxib_cmd_hdr(in, CXIB_CMD_OP_DEALLOC_UAR, 0);
-	CXIB_SET(in, CXIB_DEALLOC_UAR_IN_UAR, uar);
-	return cxib_cmd_exec(dev, in, sizeof(in), out, sizeof(out));
+	cxib_cmd_hdr(&in, CXIB_CMD_OP_DEALLOC_UAR, 0);
+	CXIB_SET(&in, CXIB_DEALLOC_UAR_IN_UAR, uar);
+	return cxib_cmd_exec(dev, &in, sizeof(in), &out, sizeof(out));
 }
 
 /* ---- Event queues ----------------------------------------------------------------------- */
@@ -604,16 +605,17 @@ int cxib_cmd_dealloc_uar(struct cxib_dev *dev, u32 uar)
  */
 int cxib_cmd_create_eq(struct cxib_dev *dev, const struct cxib_eq_params *p, u8 *eqn)
 {
-	__be32 out[CXIB_CREATE_EQ_OUT_LEN / 4] = {};
+	struct cxib_create_eq_out out = {};
 	u32 inlen = CXIB_CREATE_EQ_IN_LEN(p->npages);
-	void *in, *eqc;
+	struct cxib_create_eq_in *in;
+	struct cxib_eqc *eqc;
 	int err;
 
 	in = kvzalloc(inlen, GFP_KERNEL);
 	if (!in)
 		return -ENOMEM;
 	cxib_cmd_hdr(in, CXIB_CMD_OP_CREATE_EQ, 0);
-	eqc = in + CXIB_CREATE_EQ_IN_EQC_OFFSET;
+	eqc = (void *)in + CXIB_CREATE_EQ_IN_EQC_OFFSET;
 	CXIB_SET(eqc, CXIB_EQC_LOG_EQ_SIZE, p->log_size);
 	CXIB_SET(eqc, CXIB_EQC_UAR_PAGE, p->uar);
 	CXIB_SET(eqc, CXIB_EQC_INTR, p->vector);
@@ -623,9 +625,9 @@ int cxib_cmd_create_eq(struct cxib_dev *dev, const struct cxib_eq_params *p, u8 
 	CXIB_SET64(in, CXIB_CREATE_EQ_IN_EVENT_BITMASK, p->event_mask);
 	cxib_cmd_put_pas(in, CXIB_CREATE_EQ_IN_PAS_OFFSET, p->pas, p->npages);
 
-	err = cxib_cmd_exec(dev, in, inlen, out, sizeof(out));
+	err = cxib_cmd_exec(dev, in, inlen, &out, sizeof(out));
 	if (!err)
-		*eqn = CXIB_GET(out, CXIB_CREATE_EQ_OUT_EQ_NUMBER);
+		*eqn = CXIB_GET(&out, CXIB_CREATE_EQ_OUT_EQ_NUMBER);
 	kvfree(in);
 	return err;
 }
@@ -639,12 +641,12 @@ int cxib_cmd_create_eq(struct cxib_dev *dev, const struct cxib_eq_params *p, u8 
  */
 int cxib_cmd_destroy_eq(struct cxib_dev *dev, u8 eqn)
 {
-	__be32 in[CXIB_DESTROY_EQ_IN_LEN / 4] = {};
-	__be32 out[CXIB_DESTROY_EQ_OUT_LEN / 4] = {};
+	struct cxib_destroy_eq_in in = {};
+	struct cxib_destroy_eq_out out = {};
 
-	cxib_cmd_hdr(in, CXIB_CMD_OP_DESTROY_EQ, 0);
-	CXIB_SET(in, CXIB_DESTROY_EQ_IN_EQ_NUMBER, eqn);
-	return cxib_cmd_exec(dev, in, sizeof(in), out, sizeof(out));
+	cxib_cmd_hdr(&in, CXIB_CMD_OP_DESTROY_EQ, 0);
+	CXIB_SET(&in, CXIB_DESTROY_EQ_IN_EQ_NUMBER, eqn);
+	return cxib_cmd_exec(dev, &in, sizeof(in), &out, sizeof(out));
 }
 
 /* ---- Management datagrams --------------------------------------------------------------- */
@@ -668,7 +670,8 @@ int cxib_cmd_destroy_eq(struct cxib_dev *dev, u8 eqn)
 int cxib_cmd_mad_ifc(struct cxib_dev *dev, u8 port, u16 op_mod, u16 remote_lid,
 		     const void *mad_in, void *mad_out)
 {
-	void *in, *out;
+	struct cxib_mad_ifc_in *in;
+	struct cxib_mad_ifc_out *out;
 	int err;
 
 	in = kvzalloc(CXIB_MAD_IFC_IN_LEN, GFP_KERNEL);
@@ -680,7 +683,7 @@ int cxib_cmd_mad_ifc(struct cxib_dev *dev, u8 port, u16 op_mod, u16 remote_lid,
 	cxib_cmd_hdr(in, CXIB_CMD_OP_MAD_IFC, op_mod);
 	CXIB_SET(in, CXIB_MAD_IFC_IN_REMOTE_LID, remote_lid);
 	CXIB_SET(in, CXIB_MAD_IFC_IN_PORT, port);
-	memcpy(in + CXIB_MAD_IFC_IN_MAD_OFFSET, mad_in, CXIB_MAD_SIZE);
+	memcpy((void *)in + CXIB_MAD_IFC_IN_MAD_OFFSET, mad_in, CXIB_MAD_SIZE);
 
 	err = cxib_cmd_exec_flags(dev, in, CXIB_MAD_IFC_IN_LEN, out, CXIB_MAD_IFC_OUT_LEN,
 				  CXIB_CMD_F_BAD_PKT_OK);
@@ -688,7 +691,7 @@ int cxib_cmd_mad_ifc(struct cxib_dev *dev, u8 port, u16 op_mod, u16 remote_lid,
 	if (err && CXIB_GET(out, CXIB_CMD_OUT_STATUS) == CXIB_CMD_STAT_BAD_PKT)
 		err = -EBADMSG;
 	if (!err)
-		memcpy(mad_out, out + CXIB_MAD_IFC_OUT_RESPONSE_MAD_OFFSET, CXIB_MAD_SIZE);
+		memcpy(mad_out, (void *)out + CXIB_MAD_IFC_OUT_RESPONSE_MAD_OFFSET, CXIB_MAD_SIZE);
 out:
 	kvfree(out);
 	kvfree(in);

@@ -26,14 +26,14 @@
  */
 int cxib_cmd_alloc_pd(struct cxib_dev *dev, u32 *pdn)
 {
-	__be32 in[CXIB_ALLOC_PD_IN_LEN / 4] = {};
-	__be32 out[CXIB_ALLOC_PD_OUT_LEN / 4] = {};
+	struct cxib_alloc_pd_in in = {};
+	struct cxib_alloc_pd_out out = {};
 	int err;
 
-	cxib_cmd_hdr(in, CXIB_CMD_OP_ALLOC_PD, 0);
-	err = cxib_cmd_exec(dev, in, sizeof(in), out, sizeof(out));
+	cxib_cmd_hdr(&in, CXIB_CMD_OP_ALLOC_PD, 0);
+	err = cxib_cmd_exec(dev, &in, sizeof(in), &out, sizeof(out));
 	if (!err)
-		*pdn = CXIB_GET(out, CXIB_ALLOC_PD_OUT_PD);
+		*pdn = CXIB_GET(&out, CXIB_ALLOC_PD_OUT_PD);
 	return err;
 }
 
@@ -46,12 +46,12 @@ int cxib_cmd_alloc_pd(struct cxib_dev *dev, u32 *pdn)
  */
 int cxib_cmd_dealloc_pd(struct cxib_dev *dev, u32 pdn)
 {
-	__be32 in[CXIB_DEALLOC_PD_IN_LEN / 4] = {};
-	__be32 out[CXIB_DEALLOC_PD_OUT_LEN / 4] = {};
+	struct cxib_dealloc_pd_in in = {};
+	struct cxib_dealloc_pd_out out = {};
 
-	cxib_cmd_hdr(in, CXIB_CMD_OP_DEALLOC_PD, 0);
-	CXIB_SET(in, CXIB_DEALLOC_PD_IN_PD, pdn);
-	return cxib_cmd_exec(dev, in, sizeof(in), out, sizeof(out));
+	cxib_cmd_hdr(&in, CXIB_CMD_OP_DEALLOC_PD, 0);
+	CXIB_SET(&in, CXIB_DEALLOC_PD_IN_PD, pdn);
+	return cxib_cmd_exec(dev, &in, sizeof(in), &out, sizeof(out));
 }
 
 /* ---- Memory keys ------------------------------------------------------------------------ */
@@ -69,11 +69,11 @@ int cxib_cmd_dealloc_pd(struct cxib_dev *dev, u32 pdn)
 int cxib_cmd_create_mkey(struct cxib_dev *dev, const struct cxib_mkc *mkc, const u64 *mtt,
 			 u32 nmtt, u32 *mkey_index)
 {
-	__be32 out[CXIB_CREATE_MKEY_OUT_LEN / 4] = {};
+	struct cxib_create_mkey_out out = {};
 	/* whole octwords: an odd count is padded with a zero entry (kvzalloc) */
 	u32 inlen = CXIB_CREATE_MKEY_IN_LEN(ALIGN(nmtt, CXIB_MTT_PER_OCTWORD));
 	__be64 *ent;
-	void *in;
+	struct cxib_create_mkey_in *in;
 	u32 i;
 	int err;
 
@@ -81,17 +81,17 @@ int cxib_cmd_create_mkey(struct cxib_dev *dev, const struct cxib_mkc *mkc, const
 	if (!in)
 		return -ENOMEM;
 	cxib_cmd_hdr(in, CXIB_CMD_OP_CREATE_MKEY, 0);
-	memcpy(in + CXIB_CREATE_MKEY_IN_MKC_OFFSET, mkc, sizeof(*mkc));
+	memcpy((void *)in + CXIB_CREATE_MKEY_IN_MKC_OFFSET, mkc, sizeof(*mkc));
 	/* Octwords of translations supplied: two 8-byte entries each. */
 	CXIB_SET(in, CXIB_CREATE_MKEY_IN_TRANSLATIONS_OCTWORD_ACTUAL_SIZE,
 		 DIV_ROUND_UP(nmtt, CXIB_MTT_PER_OCTWORD));
-	ent = in + CXIB_CREATE_MKEY_IN_KLM_PAS_MTT_OFFSET;
+	ent = (void *)in + CXIB_CREATE_MKEY_IN_KLM_PAS_MTT_OFFSET;
 	for (i = 0; i < nmtt; i++)
 		ent[i] = cpu_to_be64(mtt[i]);
 
-	err = cxib_cmd_exec(dev, in, inlen, out, sizeof(out));
+	err = cxib_cmd_exec(dev, in, inlen, &out, sizeof(out));
 	if (!err)
-		*mkey_index = CXIB_GET(out, CXIB_CREATE_MKEY_OUT_MKEY_INDEX);
+		*mkey_index = CXIB_GET(&out, CXIB_CREATE_MKEY_OUT_MKEY_INDEX);
 	kvfree(in);
 	return err;
 }
@@ -105,12 +105,12 @@ int cxib_cmd_create_mkey(struct cxib_dev *dev, const struct cxib_mkc *mkc, const
  */
 int cxib_cmd_destroy_mkey(struct cxib_dev *dev, u32 mkey_index)
 {
-	__be32 in[CXIB_DESTROY_MKEY_IN_LEN / 4] = {};
-	__be32 out[CXIB_DESTROY_MKEY_OUT_LEN / 4] = {};
+	struct cxib_destroy_mkey_in in = {};
+	struct cxib_destroy_mkey_out out = {};
 
-	cxib_cmd_hdr(in, CXIB_CMD_OP_DESTROY_MKEY, 0);
-	CXIB_SET(in, CXIB_DESTROY_MKEY_IN_MKEY_INDEX, mkey_index);
-	return cxib_cmd_exec(dev, in, sizeof(in), out, sizeof(out));
+	cxib_cmd_hdr(&in, CXIB_CMD_OP_DESTROY_MKEY, 0);
+	CXIB_SET(&in, CXIB_DESTROY_MKEY_IN_MKEY_INDEX, mkey_index);
+	return cxib_cmd_exec(dev, &in, sizeof(in), &out, sizeof(out));
 }
 EXPORT_SYMBOL_IF_KUNIT(cxib_cmd_destroy_mkey);
 
@@ -125,15 +125,15 @@ EXPORT_SYMBOL_IF_KUNIT(cxib_cmd_destroy_mkey);
  */
 int cxib_cmd_query_mkey(struct cxib_dev *dev, u32 mkey_index, struct cxib_mkc *mkc)
 {
-	__be32 in[CXIB_QUERY_MKEY_IN_LEN / 4] = {};
-	__be32 out[CXIB_QUERY_MKEY_OUT_LEN / 4] = {};
+	struct cxib_query_mkey_in in = {};
+	struct cxib_query_mkey_out out = {};
 	int err;
 
-	cxib_cmd_hdr(in, CXIB_CMD_OP_QUERY_MKEY, 0);
-	CXIB_SET(in, CXIB_QUERY_MKEY_IN_MKEY_INDEX, mkey_index);
-	err = cxib_cmd_exec(dev, in, sizeof(in), out, sizeof(out));
+	cxib_cmd_hdr(&in, CXIB_CMD_OP_QUERY_MKEY, 0);
+	CXIB_SET(&in, CXIB_QUERY_MKEY_IN_MKEY_INDEX, mkey_index);
+	err = cxib_cmd_exec(dev, &in, sizeof(in), &out, sizeof(out));
 	if (!err)
-		memcpy(mkc, (void *)out + CXIB_QUERY_MKEY_OUT_MKC_OFFSET, sizeof(*mkc));
+		memcpy(mkc, (void *)&out + CXIB_QUERY_MKEY_OUT_MKC_OFFSET, sizeof(*mkc));
 	return err;
 }
 EXPORT_SYMBOL_IF_KUNIT(cxib_cmd_query_mkey);
@@ -201,15 +201,15 @@ static int cxib_cmd_query_queue(struct cxib_dev *dev, const void *in, u32 inlen,
 int cxib_cmd_create_cq(struct cxib_dev *dev, const struct cxib_cqc *cqc, const dma_addr_t *pas,
 		       u32 npas, u32 *cqn)
 {
-	__be32 out[CXIB_CREATE_CQ_OUT_LEN / 4] = {};
+	struct cxib_create_cq_out out = {};
 	int err;
 
 	BUILD_BUG_ON(CXIB_CREATE_CQ_IN_LEN(0) != CXIB_CREATE_CQ_IN_PAS_OFFSET);
 	err = cxib_cmd_create_queue(dev, CXIB_CMD_OP_CREATE_CQ, cqc, sizeof(*cqc),
 				    CXIB_CREATE_CQ_IN_CQC_OFFSET, CXIB_CREATE_CQ_IN_PAS_OFFSET,
-				    pas, npas, out, sizeof(out));
+				    pas, npas, &out, sizeof(out));
 	if (!err)
-		*cqn = CXIB_GET(out, CXIB_CREATE_CQ_OUT_CQN);
+		*cqn = CXIB_GET(&out, CXIB_CREATE_CQ_OUT_CQN);
 	return err;
 }
 
@@ -222,12 +222,12 @@ int cxib_cmd_create_cq(struct cxib_dev *dev, const struct cxib_cqc *cqc, const d
  */
 int cxib_cmd_destroy_cq(struct cxib_dev *dev, u32 cqn)
 {
-	__be32 in[CXIB_DESTROY_CQ_IN_LEN / 4] = {};
-	__be32 out[CXIB_DESTROY_CQ_OUT_LEN / 4] = {};
+	struct cxib_destroy_cq_in in = {};
+	struct cxib_destroy_cq_out out = {};
 
-	cxib_cmd_hdr(in, CXIB_CMD_OP_DESTROY_CQ, 0);
-	CXIB_SET(in, CXIB_DESTROY_CQ_IN_CQN, cqn);
-	return cxib_cmd_exec(dev, in, sizeof(in), out, sizeof(out));
+	cxib_cmd_hdr(&in, CXIB_CMD_OP_DESTROY_CQ, 0);
+	CXIB_SET(&in, CXIB_DESTROY_CQ_IN_CQN, cqn);
+	return cxib_cmd_exec(dev, &in, sizeof(in), &out, sizeof(out));
 }
 
 #if IS_ENABLED(CONFIG_KUNIT)	/* only the KUnit suites read a CQ's context */
@@ -241,11 +241,11 @@ int cxib_cmd_destroy_cq(struct cxib_dev *dev, u32 cqn)
  */
 int cxib_cmd_query_cq(struct cxib_dev *dev, u32 cqn, struct cxib_cqc *cqc)
 {
-	__be32 in[CXIB_QUERY_CQ_IN_LEN / 4] = {};
+	struct cxib_query_cq_in in = {};
 
-	cxib_cmd_hdr(in, CXIB_CMD_OP_QUERY_CQ, 0);
-	CXIB_SET(in, CXIB_QUERY_CQ_IN_CQN, cqn);
-	return cxib_cmd_query_queue(dev, in, sizeof(in), CXIB_QUERY_CQ_OUT_LEN,
+	cxib_cmd_hdr(&in, CXIB_CMD_OP_QUERY_CQ, 0);
+	CXIB_SET(&in, CXIB_QUERY_CQ_IN_CQN, cqn);
+	return cxib_cmd_query_queue(dev, &in, sizeof(in), CXIB_QUERY_CQ_OUT_LEN,
 				    CXIB_QUERY_CQ_OUT_CQC_OFFSET, cqc, sizeof(*cqc));
 }
 EXPORT_SYMBOL_IF_KUNIT(cxib_cmd_query_cq);
@@ -265,9 +265,9 @@ EXPORT_SYMBOL_IF_KUNIT(cxib_cmd_query_cq);
 int cxib_cmd_modify_cq(struct cxib_dev *dev, u32 cqn, u32 field_select,
 		       const struct cxib_cqc *cqc)
 {
-	__be32 out[CXIB_MODIFY_CQ_OUT_LEN / 4] = {};
+	struct cxib_modify_cq_out out = {};
 	u32 inlen = CXIB_MODIFY_CQ_IN_LEN(0);
-	void *in;
+	struct cxib_modify_cq_in *in;
 	int err;
 
 	in = kvzalloc(inlen, GFP_KERNEL);
@@ -276,8 +276,8 @@ int cxib_cmd_modify_cq(struct cxib_dev *dev, u32 cqn, u32 field_select,
 	cxib_cmd_hdr(in, CXIB_CMD_OP_MODIFY_CQ, CXIB_MODIFY_CQ_OP_MOD_MODIFY);
 	CXIB_SET(in, CXIB_MODIFY_CQ_IN_CQN, cqn);
 	CXIB_SET(in, CXIB_MODIFY_CQ_IN_MODIFY_FIELD_SELECT, field_select);
-	memcpy(in + CXIB_MODIFY_CQ_IN_CQC_OFFSET, cqc, sizeof(*cqc));
-	err = cxib_cmd_exec(dev, in, inlen, out, sizeof(out));
+	memcpy((void *)in + CXIB_MODIFY_CQ_IN_CQC_OFFSET, cqc, sizeof(*cqc));
+	err = cxib_cmd_exec(dev, in, inlen, &out, sizeof(out));
 	kvfree(in);
 	return err;
 }
@@ -297,15 +297,15 @@ int cxib_cmd_modify_cq(struct cxib_dev *dev, u32 cqn, u32 field_select,
 int cxib_cmd_create_qp(struct cxib_dev *dev, const struct cxib_qpc *qpc, const dma_addr_t *pas,
 		       u32 npas, u32 *qpn)
 {
-	__be32 out[CXIB_CREATE_QP_OUT_LEN / 4] = {};
+	struct cxib_create_qp_out out = {};
 	int err;
 
 	BUILD_BUG_ON(CXIB_CREATE_QP_IN_LEN(0) != CXIB_CREATE_QP_IN_PAS_OFFSET);
 	err = cxib_cmd_create_queue(dev, CXIB_CMD_OP_CREATE_QP, qpc, sizeof(*qpc),
 				    CXIB_CREATE_QP_IN_QPC_OFFSET, CXIB_CREATE_QP_IN_PAS_OFFSET,
-				    pas, npas, out, sizeof(out));
+				    pas, npas, &out, sizeof(out));
 	if (!err)
-		*qpn = CXIB_GET(out, CXIB_CREATE_QP_OUT_QPN);
+		*qpn = CXIB_GET(&out, CXIB_CREATE_QP_OUT_QPN);
 	return err;
 }
 
@@ -318,12 +318,12 @@ int cxib_cmd_create_qp(struct cxib_dev *dev, const struct cxib_qpc *qpc, const d
  */
 int cxib_cmd_destroy_qp(struct cxib_dev *dev, u32 qpn)
 {
-	__be32 in[CXIB_DESTROY_QP_IN_LEN / 4] = {};
-	__be32 out[CXIB_DESTROY_QP_OUT_LEN / 4] = {};
+	struct cxib_destroy_qp_in in = {};
+	struct cxib_destroy_qp_out out = {};
 
-	cxib_cmd_hdr(in, CXIB_CMD_OP_DESTROY_QP, 0);
-	CXIB_SET(in, CXIB_DESTROY_QP_IN_QPN, qpn);
-	return cxib_cmd_exec(dev, in, sizeof(in), out, sizeof(out));
+	cxib_cmd_hdr(&in, CXIB_CMD_OP_DESTROY_QP, 0);
+	CXIB_SET(&in, CXIB_DESTROY_QP_IN_QPN, qpn);
+	return cxib_cmd_exec(dev, &in, sizeof(in), &out, sizeof(out));
 }
 
 /**
@@ -343,16 +343,16 @@ int cxib_cmd_destroy_qp(struct cxib_dev *dev, u32 qpn)
 int cxib_cmd_modify_qp(struct cxib_dev *dev, u16 opcode, u32 qpn, u32 opt_mask,
 		       const struct cxib_qpc *qpc)
 {
-	__be32 out[CXIB_QP_MODIFY_OUT_LEN / 4] = {};
-	void *in;
+	struct cxib_qp_modify_out out = {};
+	struct cxib_qp_modify_in *in;
 	int err;
 
 	if (opcode == CXIB_CMD_OP_2ERR_QP || opcode == CXIB_CMD_OP_2RST_QP) {
-		__be32 sin[CXIB_QP_2ERR_IN_LEN / 4] = {};
+		struct cxib_qp_2err_in sin = {};
 
-		cxib_cmd_hdr(sin, opcode, 0);
-		CXIB_SET(sin, CXIB_QP_2ERR_IN_QPN, qpn);
-		return cxib_cmd_exec(dev, sin, sizeof(sin), out, CXIB_QP_2ERR_OUT_LEN);
+		cxib_cmd_hdr(&sin, opcode, 0);
+		CXIB_SET(&sin, CXIB_QP_2ERR_IN_QPN, qpn);
+		return cxib_cmd_exec(dev, &sin, sizeof(sin), &out, CXIB_QP_2ERR_OUT_LEN);
 	}
 	in = kvzalloc(CXIB_QP_MODIFY_IN_LEN, GFP_KERNEL);
 	if (!in)
@@ -360,8 +360,8 @@ int cxib_cmd_modify_qp(struct cxib_dev *dev, u16 opcode, u32 qpn, u32 opt_mask,
 	cxib_cmd_hdr(in, opcode, 0);
 	CXIB_SET(in, CXIB_QP_MODIFY_IN_QPN, qpn);
 	CXIB_SET(in, CXIB_QP_MODIFY_IN_OPT_PARAM_MASK, opt_mask);
-	memcpy(in + CXIB_QP_MODIFY_IN_QPC_OFFSET, qpc, sizeof(*qpc));
-	err = cxib_cmd_exec(dev, in, CXIB_QP_MODIFY_IN_LEN, out, sizeof(out));
+	memcpy((void *)in + CXIB_QP_MODIFY_IN_QPC_OFFSET, qpc, sizeof(*qpc));
+	err = cxib_cmd_exec(dev, in, CXIB_QP_MODIFY_IN_LEN, &out, sizeof(out));
 	kvfree(in);
 	return err;
 }
@@ -376,11 +376,11 @@ int cxib_cmd_modify_qp(struct cxib_dev *dev, u16 opcode, u32 qpn, u32 opt_mask,
  */
 int cxib_cmd_query_qp(struct cxib_dev *dev, u32 qpn, struct cxib_qpc *qpc)
 {
-	__be32 in[CXIB_QUERY_QP_IN_LEN / 4] = {};
+	struct cxib_query_qp_in in = {};
 
-	cxib_cmd_hdr(in, CXIB_CMD_OP_QUERY_QP, 0);
-	CXIB_SET(in, CXIB_QUERY_QP_IN_QPN, qpn);
-	return cxib_cmd_query_queue(dev, in, sizeof(in), CXIB_QUERY_QP_OUT_LEN,
+	cxib_cmd_hdr(&in, CXIB_CMD_OP_QUERY_QP, 0);
+	CXIB_SET(&in, CXIB_QUERY_QP_IN_QPN, qpn);
+	return cxib_cmd_query_queue(dev, &in, sizeof(in), CXIB_QUERY_QP_OUT_LEN,
 				    CXIB_QUERY_QP_OUT_QPC_OFFSET, qpc, sizeof(*qpc));
 }
 
@@ -399,15 +399,15 @@ int cxib_cmd_query_qp(struct cxib_dev *dev, u32 qpn, struct cxib_qpc *qpc)
 int cxib_cmd_create_srq(struct cxib_dev *dev, const struct cxib_srqc *srqc,
 			const dma_addr_t *pas, u32 npas, u32 *srqn)
 {
-	__be32 out[CXIB_CREATE_SRQ_OUT_LEN / 4] = {};
+	struct cxib_create_srq_out out = {};
 	int err;
 
 	BUILD_BUG_ON(CXIB_CREATE_SRQ_IN_LEN(0) != CXIB_CREATE_SRQ_IN_PAS_OFFSET);
 	err = cxib_cmd_create_queue(dev, CXIB_CMD_OP_CREATE_SRQ, srqc, sizeof(*srqc),
 				    CXIB_CREATE_SRQ_IN_SRQC_OFFSET, CXIB_CREATE_SRQ_IN_PAS_OFFSET,
-				    pas, npas, out, sizeof(out));
+				    pas, npas, &out, sizeof(out));
 	if (!err)
-		*srqn = CXIB_GET(out, CXIB_CREATE_SRQ_OUT_SRQN);
+		*srqn = CXIB_GET(&out, CXIB_CREATE_SRQ_OUT_SRQN);
 	return err;
 }
 
@@ -420,12 +420,12 @@ int cxib_cmd_create_srq(struct cxib_dev *dev, const struct cxib_srqc *srqc,
  */
 int cxib_cmd_destroy_srq(struct cxib_dev *dev, u32 srqn)
 {
-	__be32 in[CXIB_DESTROY_SRQ_IN_LEN / 4] = {};
-	__be32 out[CXIB_DESTROY_SRQ_OUT_LEN / 4] = {};
+	struct cxib_destroy_srq_in in = {};
+	struct cxib_destroy_srq_out out = {};
 
-	cxib_cmd_hdr(in, CXIB_CMD_OP_DESTROY_SRQ, 0);
-	CXIB_SET(in, CXIB_DESTROY_SRQ_IN_SRQN, srqn);
-	return cxib_cmd_exec(dev, in, sizeof(in), out, sizeof(out));
+	cxib_cmd_hdr(&in, CXIB_CMD_OP_DESTROY_SRQ, 0);
+	CXIB_SET(&in, CXIB_DESTROY_SRQ_IN_SRQN, srqn);
+	return cxib_cmd_exec(dev, &in, sizeof(in), &out, sizeof(out));
 }
 
 /**
@@ -438,13 +438,13 @@ int cxib_cmd_destroy_srq(struct cxib_dev *dev, u32 srqn)
  */
 int cxib_cmd_arm_srq(struct cxib_dev *dev, u32 srqn, u16 lwm)
 {
-	__be32 in[CXIB_ARM_RQ_IN_LEN / 4] = {};
-	__be32 out[CXIB_ARM_RQ_OUT_LEN / 4] = {};
+	struct cxib_arm_rq_in in = {};
+	struct cxib_arm_rq_out out = {};
 
-	cxib_cmd_hdr(in, CXIB_CMD_OP_ARM_RQ, CXIB_ARM_RQ_OP_MOD_SRQ);
-	CXIB_SET(in, CXIB_ARM_RQ_IN_SRQ_NUMBER, srqn);
-	CXIB_SET(in, CXIB_ARM_RQ_IN_LWM, lwm);
-	return cxib_cmd_exec(dev, in, sizeof(in), out, sizeof(out));
+	cxib_cmd_hdr(&in, CXIB_CMD_OP_ARM_RQ, CXIB_ARM_RQ_OP_MOD_SRQ);
+	CXIB_SET(&in, CXIB_ARM_RQ_IN_SRQ_NUMBER, srqn);
+	CXIB_SET(&in, CXIB_ARM_RQ_IN_LWM, lwm);
+	return cxib_cmd_exec(dev, &in, sizeof(in), &out, sizeof(out));
 }
 
 /**
@@ -457,11 +457,11 @@ int cxib_cmd_arm_srq(struct cxib_dev *dev, u32 srqn, u16 lwm)
  */
 int cxib_cmd_query_srq(struct cxib_dev *dev, u32 srqn, struct cxib_srqc *srqc)
 {
-	__be32 in[CXIB_QUERY_SRQ_IN_LEN / 4] = {};
+	struct cxib_query_srq_in in = {};
 
-	cxib_cmd_hdr(in, CXIB_CMD_OP_QUERY_SRQ, 0);
-	CXIB_SET(in, CXIB_QUERY_SRQ_IN_SRQN, srqn);
-	return cxib_cmd_query_queue(dev, in, sizeof(in), CXIB_QUERY_SRQ_OUT_LEN,
+	cxib_cmd_hdr(&in, CXIB_CMD_OP_QUERY_SRQ, 0);
+	CXIB_SET(&in, CXIB_QUERY_SRQ_IN_SRQN, srqn);
+	return cxib_cmd_query_queue(dev, &in, sizeof(in), CXIB_QUERY_SRQ_OUT_LEN,
 				    CXIB_QUERY_SRQ_OUT_SRQC_OFFSET, srqc, sizeof(*srqc));
 }
 EXPORT_SYMBOL_IF_KUNIT(cxib_cmd_query_srq);
@@ -482,7 +482,7 @@ EXPORT_SYMBOL_IF_KUNIT(cxib_cmd_query_srq);
 int cxib_cmd_create_rmp(struct cxib_dev *dev, const struct cxib_rmpc *rmpc,
 			const dma_addr_t *pas, u32 npas, u32 *rmpn)
 {
-	__be32 out[CXIB_CREATE_RMP_OUT_LEN / 4] = {};
+	struct cxib_create_rmp_out out = {};
 	int err;
 
 	BUILD_BUG_ON(CXIB_CREATE_RMP_IN_LEN(0) != CXIB_CREATE_RMP_IN_PAS_OFFSET);
@@ -490,9 +490,9 @@ int cxib_cmd_create_rmp(struct cxib_dev *dev, const struct cxib_rmpc *rmpc,
 		     CXIB_CREATE_RMP_IN_PAS_OFFSET);
 	err = cxib_cmd_create_queue(dev, CXIB_CMD_OP_CREATE_RMP, rmpc, sizeof(*rmpc),
 				    CXIB_CREATE_RMP_IN_RMPC_OFFSET, CXIB_CREATE_RMP_IN_PAS_OFFSET,
-				    pas, npas, out, sizeof(out));
+				    pas, npas, &out, sizeof(out));
 	if (!err)
-		*rmpn = CXIB_GET(out, CXIB_CREATE_RMP_OUT_RMPN);
+		*rmpn = CXIB_GET(&out, CXIB_CREATE_RMP_OUT_RMPN);
 	return err;
 }
 
@@ -505,33 +505,34 @@ int cxib_cmd_create_rmp(struct cxib_dev *dev, const struct cxib_rmpc *rmpc,
  */
 int cxib_cmd_destroy_rmp(struct cxib_dev *dev, u32 rmpn)
 {
-	__be32 in[CXIB_DESTROY_RMP_IN_LEN / 4] = {};
-	__be32 out[CXIB_DESTROY_RMP_OUT_LEN / 4] = {};
+	struct cxib_destroy_rmp_in in = {};
+	struct cxib_destroy_rmp_out out = {};
 
-	cxib_cmd_hdr(in, CXIB_CMD_OP_DESTROY_RMP, 0);
-	CXIB_SET(in, CXIB_DESTROY_RMP_IN_RMPN, rmpn);
-	return cxib_cmd_exec(dev, in, sizeof(in), out, sizeof(out));
+	cxib_cmd_hdr(&in, CXIB_CMD_OP_DESTROY_RMP, 0);
+	CXIB_SET(&in, CXIB_DESTROY_RMP_IN_RMPN, rmpn);
+	return cxib_cmd_exec(dev, &in, sizeof(in), &out, sizeof(out));
 }
 
 /**
  * cxib_rmp_build_arm() - the input of MODIFY_RMP that sets an RMP's limit
- * @in: CXIB_MODIFY_RMP_IN_LEN zeroed bytes
+ * @in: a zeroed input
  * @rmpn: the RMP
  * @lwm: the limit (0 disarms)
  *
  * An RDY RMP stays RDY (rmp_state the current state, the rmpc's state the next); the
  * bitmask selects the wq's lwm, the only field that changes.
  */
-VISIBLE_IF_KUNIT void cxib_rmp_build_arm(void *in, u32 rmpn, u16 lwm)
+VISIBLE_IF_KUNIT void cxib_rmp_build_arm(struct cxib_modify_rmp_in *in, u32 rmpn, u16 lwm)
 {
-	__be32 *rmpc = in + CXIB_MODIFY_RMP_IN_RMPC_OFFSET;
+	struct cxib_rmpc *rmpc = (void *)in + CXIB_MODIFY_RMP_IN_RMPC_OFFSET;
+	struct cxib_wqc *wq = (void *)rmpc + CXIB_RMPC_WQ_OFFSET;
 
 	cxib_cmd_hdr(in, CXIB_CMD_OP_MODIFY_RMP, 0);
 	CXIB_SET(in, CXIB_MODIFY_RMP_IN_RMP_STATE, CXIB_RMPC_STATE_RDY);
 	CXIB_SET(in, CXIB_MODIFY_RMP_IN_RMPN, rmpn);
 	CXIB_SET64(in, CXIB_MODIFY_RMP_IN_BITMASK, CXIB_RMP_BITMASK_LWM);
 	CXIB_SET(rmpc, CXIB_RMPC_STATE, CXIB_RMPC_STATE_RDY);
-	CXIB_SET(rmpc + CXIB_RMPC_WQ_OFFSET / 4, CXIB_WQC_LWM, lwm);
+	CXIB_SET(wq, CXIB_WQC_LWM, lwm);
 }
 EXPORT_SYMBOL_IF_KUNIT(cxib_rmp_build_arm);
 
@@ -545,17 +546,17 @@ EXPORT_SYMBOL_IF_KUNIT(cxib_rmp_build_arm);
  */
 int cxib_cmd_arm_rmp(struct cxib_dev *dev, u32 rmpn, u16 lwm)
 {
-	__be32 out[CXIB_MODIFY_RMP_OUT_LEN / 4] = {};
-	void *in;
+	struct cxib_modify_rmp_out out = {};
+	struct cxib_modify_rmp_in *in;
 	int err;
 
 	BUILD_BUG_ON(CXIB_MODIFY_RMP_IN_RMPC_OFFSET + sizeof(struct cxib_rmpc) !=
-		     CXIB_MODIFY_RMP_IN_LEN);
+		     sizeof(*in));
 	in = kvzalloc(CXIB_MODIFY_RMP_IN_LEN, GFP_KERNEL);
 	if (!in)
 		return -ENOMEM;
 	cxib_rmp_build_arm(in, rmpn, lwm);
-	err = cxib_cmd_exec(dev, in, CXIB_MODIFY_RMP_IN_LEN, out, sizeof(out));
+	err = cxib_cmd_exec(dev, in, CXIB_MODIFY_RMP_IN_LEN, &out, sizeof(out));
 	kvfree(in);
 	return err;
 }
@@ -570,12 +571,12 @@ int cxib_cmd_arm_rmp(struct cxib_dev *dev, u32 rmpn, u16 lwm)
  */
 int cxib_cmd_query_rmp(struct cxib_dev *dev, u32 rmpn, struct cxib_rmpc *rmpc)
 {
-	__be32 in[CXIB_QUERY_RMP_IN_LEN / 4] = {};
+	struct cxib_query_rmp_in in = {};
 
 	BUILD_BUG_ON(CXIB_QUERY_RMP_OUT_RMPC_OFFSET + sizeof(*rmpc) != CXIB_QUERY_RMP_OUT_LEN);
-	cxib_cmd_hdr(in, CXIB_CMD_OP_QUERY_RMP, 0);
-	CXIB_SET(in, CXIB_QUERY_RMP_IN_RMPN, rmpn);
-	return cxib_cmd_query_queue(dev, in, sizeof(in), CXIB_QUERY_RMP_OUT_LEN,
+	cxib_cmd_hdr(&in, CXIB_CMD_OP_QUERY_RMP, 0);
+	CXIB_SET(&in, CXIB_QUERY_RMP_IN_RMPN, rmpn);
+	return cxib_cmd_query_queue(dev, &in, sizeof(in), CXIB_QUERY_RMP_OUT_LEN,
 				    CXIB_QUERY_RMP_OUT_RMPC_OFFSET, rmpc, sizeof(*rmpc));
 }
 EXPORT_SYMBOL_IF_KUNIT(cxib_cmd_query_rmp);
@@ -605,12 +606,12 @@ EXPORT_SYMBOL_IF_KUNIT(cxib_mcg_build_cmd);
 
 static int cxib_cmd_mcg(struct cxib_dev *dev, u16 opcode, u32 qpn, const union ib_gid *gid)
 {
-	__be32 in[CXIB_ATTACH_TO_MCG_IN_LEN / 4] = {};
-	__be32 out[CXIB_ATTACH_TO_MCG_OUT_LEN / 4] = {};
+	struct cxib_attach_to_mcg_in in = {};
+	struct cxib_attach_to_mcg_out out = {};
 
 	BUILD_BUG_ON(CXIB_ATTACH_TO_MCG_OUT_LEN != CXIB_DETACH_FROM_MCG_OUT_LEN);
-	cxib_mcg_build_cmd(in, opcode, qpn, gid);
-	return cxib_cmd_exec(dev, in, sizeof(in), out, sizeof(out));
+	cxib_mcg_build_cmd(&in, opcode, qpn, gid);
+	return cxib_cmd_exec(dev, &in, sizeof(in), &out, sizeof(out));
 }
 
 /**
@@ -652,14 +653,14 @@ int cxib_cmd_detach_from_mcg(struct cxib_dev *dev, u32 qpn, const union ib_gid *
  */
 int cxib_cmd_alloc_q_counter(struct cxib_dev *dev, u16 *id)
 {
-	__be32 in[CXIB_ALLOC_Q_COUNTER_IN_LEN / 4] = {};
-	__be32 out[CXIB_ALLOC_Q_COUNTER_OUT_LEN / 4] = {};
+	struct cxib_alloc_q_counter_in in = {};
+	struct cxib_alloc_q_counter_out out = {};
 	int err;
 
-	cxib_cmd_hdr(in, CXIB_CMD_OP_ALLOC_Q_COUNTER, 0);
-	err = cxib_cmd_exec_flags(dev, in, sizeof(in), out, sizeof(out), CXIB_CMD_F_BAD_OP_OK);
+	cxib_cmd_hdr(&in, CXIB_CMD_OP_ALLOC_Q_COUNTER, 0);
+	err = cxib_cmd_exec_flags(dev, &in, sizeof(in), &out, sizeof(out), CXIB_CMD_F_BAD_OP_OK);
 	if (!err)
-		*id = CXIB_GET(out, CXIB_ALLOC_Q_COUNTER_OUT_COUNTER_SET_ID);
+		*id = CXIB_GET(&out, CXIB_ALLOC_Q_COUNTER_OUT_COUNTER_SET_ID);
 	return err;
 }
 
@@ -672,24 +673,24 @@ int cxib_cmd_alloc_q_counter(struct cxib_dev *dev, u16 *id)
  */
 int cxib_cmd_dealloc_q_counter(struct cxib_dev *dev, u16 id)
 {
-	__be32 in[CXIB_DEALLOC_Q_COUNTER_IN_LEN / 4] = {};
-	__be32 out[CXIB_DEALLOC_Q_COUNTER_OUT_LEN / 4] = {};
+	struct cxib_dealloc_q_counter_in in = {};
+	struct cxib_dealloc_q_counter_out out = {};
 
-	cxib_cmd_hdr(in, CXIB_CMD_OP_DEALLOC_Q_COUNTER, 0);
-	CXIB_SET(in, CXIB_DEALLOC_Q_COUNTER_IN_COUNTER_SET_ID, id);
-	return cxib_cmd_exec(dev, in, sizeof(in), out, sizeof(out));
+	cxib_cmd_hdr(&in, CXIB_CMD_OP_DEALLOC_Q_COUNTER, 0);
+	CXIB_SET(&in, CXIB_DEALLOC_Q_COUNTER_IN_COUNTER_SET_ID, id);
+	return cxib_cmd_exec(dev, &in, sizeof(in), &out, sizeof(out));
 }
 
 /**
  * cxib_q_counter_values() - counters from a QUERY_Q_COUNTER output
- * @out: CXIB_QUERY_Q_COUNTER_OUT_LEN bytes
+ * @out: the output
  * @dws: the dword of @out each counter is in (CXIB_Q_COUNTER_*), all below
  *	CXIB_QUERY_Q_COUNTER_OUT_LEN / 4
  * @n: number of counters
  * @values: the @n counters, in the order of @dws
  */
-VISIBLE_IF_KUNIT void cxib_q_counter_values(const void *out, const u8 *dws, unsigned int n,
-					    u64 *values)
+VISIBLE_IF_KUNIT void cxib_q_counter_values(const struct cxib_query_q_counter_out *out,
+					    const u8 *dws, unsigned int n, u64 *values)
 {
 	unsigned int i;
 
@@ -711,16 +712,16 @@ EXPORT_SYMBOL_IF_KUNIT(cxib_q_counter_values);
 int cxib_cmd_query_q_counter(struct cxib_dev *dev, u16 id, const u8 *dws, unsigned int n,
 			     u64 *values)
 {
-	__be32 in[CXIB_QUERY_Q_COUNTER_IN_LEN / 4] = {};
-	void *out;
+	struct cxib_query_q_counter_in in = {};
+	struct cxib_query_q_counter_out *out;
 	int err;
 
-	out = kvzalloc(CXIB_QUERY_Q_COUNTER_OUT_LEN, GFP_KERNEL);
+	out = kvzalloc(sizeof(*out), GFP_KERNEL);
 	if (!out)
 		return -ENOMEM;
-	cxib_cmd_hdr(in, CXIB_CMD_OP_QUERY_Q_COUNTER, 0);
-	CXIB_SET(in, CXIB_QUERY_Q_COUNTER_IN_COUNTER_SET_ID, id);
-	err = cxib_cmd_exec(dev, in, sizeof(in), out, CXIB_QUERY_Q_COUNTER_OUT_LEN);
+	cxib_cmd_hdr(&in, CXIB_CMD_OP_QUERY_Q_COUNTER, 0);
+	CXIB_SET(&in, CXIB_QUERY_Q_COUNTER_IN_COUNTER_SET_ID, id);
+	err = cxib_cmd_exec(dev, &in, sizeof(in), out, sizeof(*out));
 	if (!err)
 		cxib_q_counter_values(out, dws, n, values);
 	kvfree(out);

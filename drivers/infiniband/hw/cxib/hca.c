@@ -89,13 +89,13 @@ out:
 }
 
 /* Whether the atomic capabilities give the verbs' 8-byte atomics with host-order results. */
-static bool cxib_atomic_caps_usable(const struct cxib_hca_cap *acap)
+static bool cxib_atomic_caps_usable(const struct cxib_atomic_cap *acap)
 {
 	u32 ops = CXIB_ATOMIC_OPS_CMP_SWAP | CXIB_ATOMIC_OPS_FETCH_ADD;
 
-	return (CXIB_GET(acap->dw, CXIB_ATOMIC_CAP_OPERATIONS) & ops) == ops &&
-	       (CXIB_GET(acap->dw, CXIB_ATOMIC_CAP_SIZE_QP) & CXIB_ATOMIC_SIZE_8B) &&
-	       CXIB_GET(acap->dw, CXIB_ATOMIC_CAP_REQ_8B_ENDIANNESS_MODE) ==
+	return (CXIB_GET(acap, CXIB_ATOMIC_CAP_OPERATIONS) & ops) == ops &&
+	       (CXIB_GET(acap, CXIB_ATOMIC_CAP_SIZE_QP) & CXIB_ATOMIC_SIZE_8B) &&
+	       CXIB_GET(acap, CXIB_ATOMIC_CAP_REQ_8B_ENDIANNESS_MODE) ==
 	       CXIB_ATOMIC_REQ_MODE_HOST;
 }
 
@@ -114,7 +114,9 @@ static int cxib_query_caps(struct cxib_dev *dev)
 	if (!err && dev->caps.atomic) {
 		err = cxib_cmd_query_hca_cap(dev, CXIB_HCA_CAP_TYPE_ATOMIC,
 					     CXIB_HCA_CAP_MODE_CUR, cap);
-		if (!err && !cxib_atomic_caps_usable(cap)) {
+		/* the same room, now holding the atomic capabilities (same size) */
+		BUILD_BUG_ON(sizeof(struct cxib_atomic_cap) != sizeof(*cap));
+		if (!err && !cxib_atomic_caps_usable((const void *)cap)) {
 			dev_info(&dev->pdev->dev,
 				 "atomics off: the device lacks 8-byte CS/FA with host-order results\n");
 			dev->caps.atomic = false;

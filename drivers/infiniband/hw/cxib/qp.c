@@ -513,7 +513,8 @@ static enum ib_rate cxib_hw_rate_to_ib(u8 rate)
 }
 
 /* An address handle attribute into an address path. */
-static int cxib_set_path(struct cxib_dev *dev, const struct rdma_ah_attr *ah, void *path)
+static int cxib_set_path(struct cxib_dev *dev, const struct rdma_ah_attr *ah,
+			 struct cxib_ads *path)
 {
 	const struct ib_global_route *grh;
 
@@ -530,12 +531,12 @@ static int cxib_set_path(struct cxib_dev *dev, const struct rdma_ah_attr *ah, vo
 		CXIB_SET(path, CXIB_ADS_HOP_LIMIT, grh->hop_limit);
 		CXIB_SET(path, CXIB_ADS_TCLASS, grh->traffic_class);
 		CXIB_SET(path, CXIB_ADS_FLOW_LABEL, grh->flow_label);
-		memcpy(path + CXIB_ADS_RGID_OFFSET, grh->dgid.raw, CXIB_ADS_RGID_LEN);
+		memcpy((void *)path + CXIB_ADS_RGID_OFFSET, grh->dgid.raw, CXIB_ADS_RGID_LEN);
 	}
 	return 0;
 }
 
-static void cxib_get_path(const void *path, u8 port, struct rdma_ah_attr *ah)
+static void cxib_get_path(const struct cxib_ads *path, u8 port, struct rdma_ah_attr *ah)
 {
 	union ib_gid dgid;
 
@@ -547,7 +548,7 @@ static void cxib_get_path(const void *path, u8 port, struct rdma_ah_attr *ah)
 	rdma_ah_set_sl(ah, CXIB_GET(path, CXIB_ADS_SL));
 	rdma_ah_set_static_rate(ah, cxib_hw_rate_to_ib(CXIB_GET(path, CXIB_ADS_STAT_RATE)));
 	if (CXIB_GET(path, CXIB_ADS_GRH)) {
-		memcpy(dgid.raw, path + CXIB_ADS_RGID_OFFSET, CXIB_ADS_RGID_LEN);
+		memcpy(dgid.raw, (const void *)path + CXIB_ADS_RGID_OFFSET, CXIB_ADS_RGID_LEN);
 		rdma_ah_set_grh(ah, &dgid, CXIB_GET(path, CXIB_ADS_FLOW_LABEL),
 				CXIB_GET(path, CXIB_ADS_SRC_ADDR_INDEX),
 				CXIB_GET(path, CXIB_ADS_HOP_LIMIT),
@@ -667,7 +668,7 @@ static bool cxib_modify_is_ok(enum ib_qp_type type, enum ib_qp_state cur,
 static u32 cxib_modify_fill_qpc(struct cxib_dev *dev, struct cxib_qp *qp,
 				const struct ib_qp_attr *attr, int mask, struct cxib_qpc *qpc)
 {
-	void *path = (void *)qpc + CXIB_QPC_PRIMARY_ADDRESS_PATH_OFFSET;
+	struct cxib_ads *path = (void *)qpc + CXIB_QPC_PRIMARY_ADDRESS_PATH_OFFSET;
 	u8 port = mask & IB_QP_PORT ? attr->port_num : qp->port;
 	u16 pkey_index = mask & IB_QP_PKEY_INDEX ? attr->pkey_index : qp->pkey_index;
 	enum ib_qp_type type = qp->ibqp.qp_type;
@@ -866,7 +867,7 @@ static enum ib_qp_state cxib_hw_state_to_ib(u8 state)
 static void cxib_qpc_to_attr(const struct cxib_qp *qp, const struct cxib_qpc *qpc,
 			     struct ib_qp_attr *attr)
 {
-	const void *path = (const void *)qpc + CXIB_QPC_PRIMARY_ADDRESS_PATH_OFFSET;
+	const struct cxib_ads *path = (const void *)qpc + CXIB_QPC_PRIMARY_ADDRESS_PATH_OFFSET;
 	u8 pm = CXIB_GET(qpc, CXIB_QPC_PM_STATE);
 
 	attr->qp_state = cxib_hw_state_to_ib(CXIB_GET(qpc, CXIB_QPC_STATE));
