@@ -59,6 +59,7 @@ void cxfw_q_counters_release(struct cxfw_dev *dev)
 
 uint8_t cxfw_cmd_alloc_q_counter(struct cxfw_dev *dev, struct cxfw_cmd *cmd)
 {
+	struct cxib_alloc_q_counter_out *out = (void *)cmd->out;
 	uint32_t id;
 
 	pthread_mutex_lock(&dev->lock);
@@ -71,13 +72,14 @@ uint8_t cxfw_cmd_alloc_q_counter(struct cxfw_dev *dev, struct cxfw_cmd *cmd)
 	pthread_mutex_unlock(&dev->lock);
 	if (id >= CXFW_MAX_Q_COUNTERS)
 		return cxfw_fail(cmd, CXIB_CMD_STAT_NO_RESOURCES, CXFW_SYND(CXFW_SYND_NO_RES, 0));
-	CXIB_SET(cmd->out, CXIB_ALLOC_Q_COUNTER_OUT_COUNTER_SET_ID, id);
+	CXIB_SET(out, CXIB_ALLOC_Q_COUNTER_OUT_COUNTER_SET_ID, id);
 	return CXIB_CMD_STAT_OK;
 }
 
 uint8_t cxfw_cmd_dealloc_q_counter(struct cxfw_dev *dev, struct cxfw_cmd *cmd)
 {
-	uint32_t id = CXIB_GET(cmd->in, CXIB_DEALLOC_Q_COUNTER_IN_COUNTER_SET_ID);
+	const struct cxib_dealloc_q_counter_in *in = (const void *)cmd->in;
+	uint32_t id = CXIB_GET(in, CXIB_DEALLOC_Q_COUNTER_IN_COUNTER_SET_ID);
 	uint8_t st = CXIB_CMD_STAT_OK;
 
 	if (!id || id >= CXFW_MAX_Q_COUNTERS)
@@ -93,16 +95,18 @@ uint8_t cxfw_cmd_dealloc_q_counter(struct cxfw_dev *dev, struct cxfw_cmd *cmd)
 
 uint8_t cxfw_cmd_query_q_counter(struct cxfw_dev *dev, struct cxfw_cmd *cmd)
 {
-	uint32_t id = CXIB_GET(cmd->in, CXIB_QUERY_Q_COUNTER_IN_COUNTER_SET_ID);
+	const struct cxib_query_q_counter_in *in = (const void *)cmd->in;
+	struct cxib_query_q_counter_out *out = (void *)cmd->out;
+	uint32_t id = CXIB_GET(in, CXIB_QUERY_Q_COUNTER_IN_COUNTER_SET_ID);
 	struct cxfw_stats now, base;
 	uint8_t st = CXIB_CMD_STAT_OK;
 	size_t i;
 
 	/* Only this function's own vport exists; aggregation across vports is not offered. */
-	if (CXIB_GET(cmd->in, CXIB_QUERY_Q_COUNTER_IN_OTHER_VPORT) ||
-	    CXIB_GET(cmd->in, CXIB_QUERY_Q_COUNTER_IN_VPORT_NUMBER))
+	if (CXIB_GET(in, CXIB_QUERY_Q_COUNTER_IN_OTHER_VPORT) ||
+	    CXIB_GET(in, CXIB_QUERY_Q_COUNTER_IN_VPORT_NUMBER))
 		return cxfw_fail(cmd, CXIB_CMD_STAT_BAD_PARAM, CXFW_SYND(CXFW_SYND_BAD_PARAM, 2));
-	if (CXIB_GET(cmd->in, CXIB_QUERY_Q_COUNTER_IN_AGGREGATE))
+	if (CXIB_GET(in, CXIB_QUERY_Q_COUNTER_IN_AGGREGATE))
 		return cxfw_fail(cmd, CXIB_CMD_STAT_BAD_PARAM, CXFW_SYND(CXFW_SYND_BAD_PARAM, 6));
 	if (!id || id >= CXFW_MAX_Q_COUNTERS)
 		return cxfw_fail(cmd, CXIB_CMD_STAT_BAD_INDEX, CXFW_SYND(CXFW_SYND_BAD_INDEX, id));
@@ -112,7 +116,7 @@ uint8_t cxfw_cmd_query_q_counter(struct cxfw_dev *dev, struct cxfw_cmd *cmd)
 	} else {
 		now = dev->stats;
 		base = dev->q_counter_base[id];
-		if (CXIB_GET(cmd->in, CXIB_QUERY_Q_COUNTER_IN_CLEAR))
+		if (CXIB_GET(in, CXIB_QUERY_Q_COUNTER_IN_CLEAR))
 			dev->q_counter_base[id] = now;
 	}
 	pthread_mutex_unlock(&dev->lock);
@@ -122,7 +126,7 @@ uint8_t cxfw_cmd_query_q_counter(struct cxfw_dev *dev, struct cxfw_cmd *cmd)
 		const struct cxfw_q_counter_src *s = &cxfw_q_counter_srcs[i];
 		uint64_t v = cxfw_stat_at(&now, s->off) - cxfw_stat_at(&base, s->off);
 
-		CXIB_SET(cmd->out, CXIB_Q_COUNTER_FIELD(s->dw), (uint32_t)v);
+		CXIB_SET(out, CXIB_Q_COUNTER_FIELD(s->dw), (uint32_t)v);
 	}
 	return CXIB_CMD_STAT_OK;
 }

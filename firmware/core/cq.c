@@ -92,6 +92,8 @@ bool cxfw_eq_has_cqs(const struct cxfw_dev *dev, uint32_t eqn)
 
 uint8_t cxfw_cmd_create_cq(struct cxfw_dev *dev, struct cxfw_cmd *cmd)
 {
+	const struct cxib_create_cq_in *in = (const void *)cmd->in;
+	struct cxib_create_cq_out *out = (void *)cmd->out;
 	const __be32 *cqc = (const __be32 *)cxfw_in_bytes(cmd, CXIB_CREATE_CQ_IN_CQC_OFFSET);
 	uint32_t log_size = CXIB_GET(cqc, CXIB_CQC_LOG_CQ_SIZE);
 	uint32_t log_pg = CXIB_GET(cqc, CXIB_CQC_LOG_PAGE_SIZE);
@@ -106,7 +108,7 @@ uint8_t cxfw_cmd_create_cq(struct cxfw_dev *dev, struct cxfw_cmd *cmd)
 	bool uar_ok;
 	uint8_t st;
 
-	if (CXIB_GET(cmd->in, CXIB_CREATE_CQ_IN_CQ_UMEM_VALID) ||
+	if (CXIB_GET(in, CXIB_CREATE_CQ_IN_CQ_UMEM_VALID) ||
 	    CXIB_GET(cqc, CXIB_CQC_DBR_UMEM_VALID))
 		return cxfw_fail(cmd, CXIB_CMD_STAT_BAD_PARAM, CXFW_SYND(CXFW_SYND_BAD_PARAM, 1));
 	if (cqe_sz > CXIB_CQC_CQE_SZ_128 || CXIB_GET(cqc, CXIB_CQC_CQE_COMP_EN) ||
@@ -182,7 +184,7 @@ uint8_t cxfw_cmd_create_cq(struct cxfw_dev *dev, struct cxfw_cmd *cmd)
 	dev->cqs[cqn] = cq;
 	pthread_mutex_unlock(&dev->lock);
 
-	CXIB_SET(cmd->out, CXIB_CREATE_CQ_OUT_CQN, cqn);
+	CXIB_SET(out, CXIB_CREATE_CQ_OUT_CQN, cqn);
 	cxfw_log(dev, CXFW_LOG_DEBUG, "cxfw: CQ %u created: %u CQEs of %u bytes, EQ %u, UAR %u",
 		 cqn, 1u << log_size, CXIB_CQE_SIZE << cqe_sz, eqn, uar);
 	return CXIB_CMD_STAT_OK;
@@ -209,7 +211,8 @@ static struct cxfw_cq *cxfw_cq_get(struct cxfw_dev *dev, struct cxfw_cmd *cmd, u
 
 uint8_t cxfw_cmd_destroy_cq(struct cxfw_dev *dev, struct cxfw_cmd *cmd)
 {
-	uint32_t cqn = CXIB_GET(cmd->in, CXIB_DESTROY_CQ_IN_CQN);
+	const struct cxib_destroy_cq_in *in = (const void *)cmd->in;
+	uint32_t cqn = CXIB_GET(in, CXIB_DESTROY_CQ_IN_CQN);
 	uint8_t st = CXIB_CMD_STAT_OK;
 	struct cxfw_cq *cq;
 
@@ -231,11 +234,12 @@ uint8_t cxfw_cmd_destroy_cq(struct cxfw_dev *dev, struct cxfw_cmd *cmd)
 
 uint8_t cxfw_cmd_query_cq(struct cxfw_dev *dev, struct cxfw_cmd *cmd)
 {
+	const struct cxib_query_cq_in *in = (const void *)cmd->in;
 	__be32 *cqc = (__be32 *)cxfw_out_bytes(cmd, CXIB_QUERY_CQ_OUT_CQC_OFFSET);
 	uint8_t st = CXIB_CMD_STAT_OK, arm_st;
 	struct cxfw_cq *cq;
 
-	cq = cxfw_cq_get(dev, cmd, CXIB_GET(cmd->in, CXIB_QUERY_CQ_IN_CQN), &st);
+	cq = cxfw_cq_get(dev, cmd, CXIB_GET(in, CXIB_QUERY_CQ_IN_CQN), &st);
 	if (!cq)
 		return st;
 	arm_st = cq->arm == CXFW_CQ_ARM_NEXT ? CXIB_CQC_ST_NOTIFICATION_REQUEST_ARMED :
@@ -266,8 +270,9 @@ uint8_t cxfw_cmd_query_cq(struct cxfw_dev *dev, struct cxfw_cmd *cmd)
 
 uint8_t cxfw_cmd_modify_cq(struct cxfw_dev *dev, struct cxfw_cmd *cmd)
 {
+	const struct cxib_modify_cq_in *in = (const void *)cmd->in;
 	const __be32 *cqc = (const __be32 *)cxfw_in_bytes(cmd, CXIB_MODIFY_CQ_IN_CQC_OFFSET);
-	uint32_t sel = CXIB_GET(cmd->in, CXIB_MODIFY_CQ_IN_MODIFY_FIELD_SELECT);
+	uint32_t sel = CXIB_GET(in, CXIB_MODIFY_CQ_IN_MODIFY_FIELD_SELECT);
 	uint32_t known = CXIB_CQ_MODIFY_PERIOD | CXIB_CQ_MODIFY_COUNT | CXIB_CQ_MODIFY_OVERRUN |
 			 CXIB_CQ_MODIFY_PERIOD_MODE;
 	uint64_t now = cxfw_now(dev);
@@ -281,7 +286,7 @@ uint8_t cxfw_cmd_modify_cq(struct cxfw_dev *dev, struct cxfw_cmd *cmd)
 		return cxfw_fail(cmd, CXIB_CMD_STAT_BAD_PARAM,
 				 CXFW_SYND(CXFW_SYND_BAD_PARAM,
 					   CXIB_GET(cqc, CXIB_CQC_CQ_PERIOD_MODE)));
-	cq = cxfw_cq_get(dev, cmd, CXIB_GET(cmd->in, CXIB_MODIFY_CQ_IN_CQN), &st);
+	cq = cxfw_cq_get(dev, cmd, CXIB_GET(in, CXIB_MODIFY_CQ_IN_CQN), &st);
 	if (!cq)
 		return st;
 	if (sel & CXIB_CQ_MODIFY_PERIOD)

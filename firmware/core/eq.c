@@ -184,6 +184,8 @@ void cxfw_eq_doorbell(struct cxfw_dev *dev, uint32_t uar, uint32_t off, uint32_t
 
 uint8_t cxfw_cmd_create_eq(struct cxfw_dev *dev, struct cxfw_cmd *cmd)
 {
+	const struct cxib_create_eq_in *in = (const void *)cmd->in;
+	struct cxib_create_eq_out *out = (void *)cmd->out;
 	const __be32 *eqc = (const __be32 *)cxfw_in_bytes(cmd, CXIB_CREATE_EQ_IN_EQC_OFFSET);
 	uint32_t log_size = CXIB_GET(eqc, CXIB_EQC_LOG_EQ_SIZE);
 	uint32_t log_pg = CXIB_GET(eqc, CXIB_EQC_LOG_PAGE_SIZE);
@@ -236,16 +238,16 @@ uint8_t cxfw_cmd_create_eq(struct cxfw_dev *dev, struct cxfw_cmd *cmd)
 	eq->uar = uar;
 	eq->intr = (uint16_t)intr;
 	for (i = 0; i < CXIB_CREATE_EQ_EVENT_BITMASK_WORDS; i++)
-		eq->bitmask[i] = CXIB_GET64(cmd->in, CXIB_CREATE_EQ_IN_EVENT_BITMASK_WORD(i));
+		eq->bitmask[i] = CXIB_GET64(in, CXIB_CREATE_EQ_IN_EVENT_BITMASK_WORD(i));
 	eq->npas = npas;
 	eq->pas = list;
 	pthread_mutex_unlock(&dev->lock);
 
-	CXIB_SET(cmd->out, CXIB_CREATE_EQ_OUT_EQ_NUMBER, eqn);
+	CXIB_SET(out, CXIB_CREATE_EQ_OUT_EQ_NUMBER, eqn);
 	cxfw_log(dev, CXFW_LOG_DEBUG,
 		 "cxfw: EQ %u created: %u EQEs, vector %u, UAR %u, events 0x%016llx", eqn,
 		 1u << log_size, intr, uar,
-		 (unsigned long long)CXIB_GET64(cmd->in, CXIB_CREATE_EQ_IN_EVENT_BITMASK));
+		 (unsigned long long)CXIB_GET64(in, CXIB_CREATE_EQ_IN_EVENT_BITMASK));
 	return CXIB_CMD_STAT_OK;
 }
 
@@ -268,7 +270,8 @@ static struct cxfw_eq *cxfw_eq_get(struct cxfw_dev *dev, struct cxfw_cmd *cmd, u
 
 uint8_t cxfw_cmd_destroy_eq(struct cxfw_dev *dev, struct cxfw_cmd *cmd)
 {
-	uint32_t eqn = CXIB_GET(cmd->in, CXIB_DESTROY_EQ_IN_EQ_NUMBER);
+	const struct cxib_destroy_eq_in *in = (const void *)cmd->in;
+	uint32_t eqn = CXIB_GET(in, CXIB_DESTROY_EQ_IN_EQ_NUMBER);
 	struct cxfw_eq *eq;
 	uint8_t st = CXIB_CMD_STAT_OK;
 
@@ -286,7 +289,9 @@ uint8_t cxfw_cmd_destroy_eq(struct cxfw_dev *dev, struct cxfw_cmd *cmd)
 
 uint8_t cxfw_cmd_query_eq(struct cxfw_dev *dev, struct cxfw_cmd *cmd)
 {
-	uint32_t eqn = CXIB_GET(cmd->in, CXIB_QUERY_EQ_IN_EQ_NUMBER);
+	const struct cxib_query_eq_in *in = (const void *)cmd->in;
+	struct cxib_query_eq_out *out = (void *)cmd->out;
+	uint32_t eqn = CXIB_GET(in, CXIB_QUERY_EQ_IN_EQ_NUMBER);
 	__be32 *eqc = (__be32 *)cxfw_out_bytes(cmd, CXIB_QUERY_EQ_OUT_EQC_OFFSET);
 	struct cxfw_eq *eq;
 	uint8_t st = CXIB_CMD_STAT_OK;
@@ -306,7 +311,7 @@ uint8_t cxfw_cmd_query_eq(struct cxfw_dev *dev, struct cxfw_cmd *cmd)
 	CXIB_SET(eqc, CXIB_EQC_LOG_PAGE_SIZE, eq->log_page_size);
 	CXIB_SET(eqc, CXIB_EQC_CONSUMER_COUNTER, eq->cons);
 	CXIB_SET(eqc, CXIB_EQC_PRODUCER_COUNTER, eq->prod & CXFW_COUNTER_MASK);
-	CXIB_SET64(cmd->out, CXIB_QUERY_EQ_OUT_EVENT_BITMASK, eq->bitmask[0]);
+	CXIB_SET64(out, CXIB_QUERY_EQ_OUT_EVENT_BITMASK, eq->bitmask[0]);
 	pthread_mutex_unlock(&dev->lock);
 	return CXIB_CMD_STAT_OK;
 }

@@ -217,9 +217,10 @@ static uint8_t cxfw_check_function(struct cxfw_cmd *cmd, uint32_t ecpu, uint32_t
 
 uint8_t cxfw_cmd_enable_hca(struct cxfw_dev *dev, struct cxfw_cmd *cmd)
 {
+	const struct cxib_enable_hca_in *in = (const void *)cmd->in;
 	uint8_t st = cxfw_check_function(cmd,
-					 CXIB_GET(cmd->in, CXIB_ENABLE_HCA_IN_EMBEDDED_CPU_FUNCTION),
-					 CXIB_GET(cmd->in, CXIB_ENABLE_HCA_IN_FUNCTION_ID));
+					 CXIB_GET(in, CXIB_ENABLE_HCA_IN_EMBEDDED_CPU_FUNCTION),
+					 CXIB_GET(in, CXIB_ENABLE_HCA_IN_FUNCTION_ID));
 
 	if (st)
 		return st;
@@ -237,9 +238,10 @@ uint8_t cxfw_cmd_enable_hca(struct cxfw_dev *dev, struct cxfw_cmd *cmd)
 
 uint8_t cxfw_cmd_disable_hca(struct cxfw_dev *dev, struct cxfw_cmd *cmd)
 {
+	const struct cxib_disable_hca_in *in = (const void *)cmd->in;
 	uint8_t st = cxfw_check_function(cmd,
-					 CXIB_GET(cmd->in, CXIB_DISABLE_HCA_IN_EMBEDDED_CPU_FUNCTION),
-					 CXIB_GET(cmd->in, CXIB_DISABLE_HCA_IN_FUNCTION_ID));
+					 CXIB_GET(in, CXIB_DISABLE_HCA_IN_EMBEDDED_CPU_FUNCTION),
+					 CXIB_GET(in, CXIB_DISABLE_HCA_IN_FUNCTION_ID));
 
 	if (st)
 		return st;
@@ -253,16 +255,18 @@ uint8_t cxfw_cmd_disable_hca(struct cxfw_dev *dev, struct cxfw_cmd *cmd)
 
 uint8_t cxfw_cmd_query_issi(struct cxfw_dev *dev, struct cxfw_cmd *cmd)
 {
+	struct cxib_query_issi_out *out = (void *)cmd->out;
 	pthread_mutex_lock(&dev->lock);
-	CXIB_SET(cmd->out, CXIB_QUERY_ISSI_OUT_CURRENT_ISSI, dev->issi);
+	CXIB_SET(out, CXIB_QUERY_ISSI_OUT_CURRENT_ISSI, dev->issi);
 	pthread_mutex_unlock(&dev->lock);
-	CXIB_SET(cmd->out, CXIB_QUERY_ISSI_OUT_SUPPORTED_ISSI_DW0, dev->cfg.supported_issi);
+	CXIB_SET(out, CXIB_QUERY_ISSI_OUT_SUPPORTED_ISSI_DW0, dev->cfg.supported_issi);
 	return CXIB_CMD_STAT_OK;
 }
 
 uint8_t cxfw_cmd_set_issi(struct cxfw_dev *dev, struct cxfw_cmd *cmd)
 {
-	uint32_t issi = CXIB_GET(cmd->in, CXIB_SET_ISSI_IN_CURRENT_ISSI);
+	const struct cxib_set_issi_in *in = (const void *)cmd->in;
+	uint32_t issi = CXIB_GET(in, CXIB_SET_ISSI_IN_CURRENT_ISSI);
 
 	if (issi >= 32 || !(dev->cfg.supported_issi & (1u << issi)))
 		return cxfw_fail(cmd, CXIB_CMD_STAT_BAD_PARAM, CXFW_SYND(CXFW_SYND_BAD_PARAM, issi));
@@ -275,10 +279,11 @@ uint8_t cxfw_cmd_set_issi(struct cxfw_dev *dev, struct cxfw_cmd *cmd)
 
 uint8_t cxfw_cmd_query_hca_cap(struct cxfw_dev *dev, struct cxfw_cmd *cmd)
 {
+	const struct cxib_query_hca_cap_in *in = (const void *)cmd->in;
 	uint8_t *cap = cxfw_out_bytes(cmd, CXIB_QUERY_HCA_CAP_OUT_CAPABILITY_OFFSET);
 	uint8_t st = cxfw_check_function(cmd,
-					 CXIB_GET(cmd->in, CXIB_QUERY_HCA_CAP_IN_OTHER_FUNCTION),
-					 CXIB_GET(cmd->in, CXIB_QUERY_HCA_CAP_IN_FUNCTION_ID));
+					 CXIB_GET(in, CXIB_QUERY_HCA_CAP_IN_OTHER_FUNCTION),
+					 CXIB_GET(in, CXIB_QUERY_HCA_CAP_IN_FUNCTION_ID));
 	const struct cxfw_cap_type *t = cxfw_cap_type(cmd->op_mod >> 1);
 
 	if (st)
@@ -311,14 +316,15 @@ static bool cxfw_cap_value_ok(const struct cxfw_cap_field *f, uint32_t v, uint32
 
 uint8_t cxfw_cmd_set_hca_cap(struct cxfw_dev *dev, struct cxfw_cmd *cmd)
 {
+	const struct cxib_set_hca_cap_in *in = (const void *)cmd->in;
 	const __be32 *set = (const __be32 *)cxfw_in_bytes(cmd,
 							   CXIB_SET_HCA_CAP_IN_CAPABILITY_OFFSET);
 	const struct cxfw_cap_type *t = cxfw_cap_type(cmd->op_mod >> 1);
 	struct cxib_hca_cap cur;
 	const struct cxib_hca_cap *max;
 	uint8_t st = cxfw_check_function(cmd,
-					 CXIB_GET(cmd->in, CXIB_SET_HCA_CAP_IN_OTHER_FUNCTION),
-					 CXIB_GET(cmd->in, CXIB_SET_HCA_CAP_IN_FUNCTION_ID));
+					 CXIB_GET(in, CXIB_SET_HCA_CAP_IN_OTHER_FUNCTION),
+					 CXIB_GET(in, CXIB_SET_HCA_CAP_IN_FUNCTION_ID));
 	size_t i;
 
 	if (st)
@@ -351,10 +357,11 @@ uint8_t cxfw_cmd_set_hca_cap(struct cxfw_dev *dev, struct cxfw_cmd *cmd)
 
 uint8_t cxfw_cmd_init_hca(struct cxfw_dev *dev, struct cxfw_cmd *cmd)
 {
+	const struct cxib_init_hca_in *in = (const void *)cmd->in;
 	uint32_t missing;
 
 	/* sw_vhca_id needs hca_cap_2 and sw_owner_id needs its cap: both are 0 here */
-	if (CXIB_GET(cmd->in, CXIB_INIT_HCA_IN_SW_VHCA_ID))
+	if (CXIB_GET(in, CXIB_INIT_HCA_IN_SW_VHCA_ID))
 		return cxfw_fail(cmd, CXIB_CMD_STAT_BAD_PARAM, CXFW_SYND(CXFW_SYND_RESERVED, 3));
 
 	pthread_mutex_lock(&dev->lock);
@@ -378,7 +385,9 @@ uint8_t cxfw_cmd_init_hca(struct cxfw_dev *dev, struct cxfw_cmd *cmd)
 
 uint8_t cxfw_cmd_teardown_hca(struct cxfw_dev *dev, struct cxfw_cmd *cmd)
 {
-	uint32_t profile = CXIB_GET(cmd->in, CXIB_TEARDOWN_HCA_IN_PROFILE);
+	const struct cxib_teardown_hca_in *in = (const void *)cmd->in;
+	struct cxib_teardown_hca_out *out = (void *)cmd->out;
+	uint32_t profile = CXIB_GET(in, CXIB_TEARDOWN_HCA_IN_PROFILE);
 	unsigned int eqs = 0, uars = 0, i;
 
 	/* fast teardown needs cap fast_teardown, which is 0 */
@@ -396,7 +405,7 @@ uint8_t cxfw_cmd_teardown_hca(struct cxfw_dev *dev, struct cxfw_cmd *cmd)
 	dev->hca_state = CXFW_HCA_TORN_DOWN;
 	pthread_mutex_unlock(&dev->lock);
 
-	CXIB_SET(cmd->out, CXIB_TEARDOWN_HCA_OUT_STATE, CXIB_TEARDOWN_HCA_STATE_SUCCESS);
+	CXIB_SET(out, CXIB_TEARDOWN_HCA_OUT_STATE, CXIB_TEARDOWN_HCA_STATE_SUCCESS);
 	if (eqs || uars)
 		cxfw_log(dev, CXFW_LOG_INFO,
 			 "cxfw: TEARDOWN_HCA closed %u EQ(s) and %u UAR(s) still open", eqs, uars);
@@ -406,11 +415,12 @@ uint8_t cxfw_cmd_teardown_hca(struct cxfw_dev *dev, struct cxfw_cmd *cmd)
 
 uint8_t cxfw_cmd_query_adapter(struct cxfw_dev *dev, struct cxfw_cmd *cmd)
 {
+	struct cxib_query_adapter_out *out = (void *)cmd->out;
 	static const char psid[CXIB_QUERY_ADAPTER_PSID_LEN] = CXFW_PSID;
 
 	(void)dev;
-	CXIB_SET(cmd->out, CXIB_QUERY_ADAPTER_OUT_IEEE_VENDOR_ID, CXFW_IEEE_VENDOR_ID);
-	CXIB_SET(cmd->out, CXIB_QUERY_ADAPTER_OUT_VSD_VENDOR_ID, CXIB_PCI_VENDOR_ID);
+	CXIB_SET(out, CXIB_QUERY_ADAPTER_OUT_IEEE_VENDOR_ID, CXFW_IEEE_VENDOR_ID);
+	CXIB_SET(out, CXIB_QUERY_ADAPTER_OUT_VSD_VENDOR_ID, CXIB_PCI_VENDOR_ID);
 	memcpy(cxfw_out_bytes(cmd, CXIB_QUERY_ADAPTER_OUT_PSID_OFFSET), psid, sizeof(psid));
 	return CXIB_CMD_STAT_OK;
 }
@@ -419,6 +429,7 @@ uint8_t cxfw_cmd_query_adapter(struct cxfw_dev *dev, struct cxfw_cmd *cmd)
 
 uint8_t cxfw_cmd_alloc_uar(struct cxfw_dev *dev, struct cxfw_cmd *cmd)
 {
+	struct cxib_alloc_uar_out *out = (void *)cmd->out;
 	uint32_t uar;
 
 	pthread_mutex_lock(&dev->lock);
@@ -431,13 +442,14 @@ uint8_t cxfw_cmd_alloc_uar(struct cxfw_dev *dev, struct cxfw_cmd *cmd)
 
 	if (uar >= CXFW_NUM_UAR_PAGES)
 		return cxfw_fail(cmd, CXIB_CMD_STAT_NO_RESOURCES, CXFW_SYND(CXFW_SYND_NO_RES, 0));
-	CXIB_SET(cmd->out, CXIB_ALLOC_UAR_OUT_UAR, uar);
+	CXIB_SET(out, CXIB_ALLOC_UAR_OUT_UAR, uar);
 	return CXIB_CMD_STAT_OK;
 }
 
 uint8_t cxfw_cmd_dealloc_uar(struct cxfw_dev *dev, struct cxfw_cmd *cmd)
 {
-	uint32_t uar = CXIB_GET(cmd->in, CXIB_DEALLOC_UAR_IN_UAR);
+	const struct cxib_dealloc_uar_in *in = (const void *)cmd->in;
+	uint32_t uar = CXIB_GET(in, CXIB_DEALLOC_UAR_IN_UAR);
 	unsigned int i;
 	uint8_t st = CXIB_CMD_STAT_OK;
 

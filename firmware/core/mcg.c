@@ -89,9 +89,10 @@ unsigned int cxfw_mcg_qps(struct cxfw_dev *dev, const uint8_t *gid, uint32_t *qp
 static uint8_t cxfw_mcg_prepare(struct cxfw_dev *dev, struct cxfw_cmd *cmd, uint32_t *qpn,
 				const uint8_t **gid)
 {
+	const struct cxib_attach_to_mcg_in *in = (const void *)cmd->in;
 	const struct cxfw_qp *qp;
 
-	*qpn = CXIB_GET(cmd->in, CXIB_ATTACH_TO_MCG_IN_QPN);
+	*qpn = CXIB_GET(in, CXIB_ATTACH_TO_MCG_IN_QPN);
 	*gid = cxfw_in_bytes(cmd, CXIB_ATTACH_TO_MCG_IN_MULTICAST_GID_OFFSET);
 	if ((*gid)[0] != 0xff)
 		return cxfw_fail(cmd, CXIB_CMD_STAT_BAD_PARAM,

@@ -30,6 +30,7 @@ bool cxfw_pd_valid(const struct cxfw_dev *dev, uint32_t pd)
 
 uint8_t cxfw_cmd_alloc_pd(struct cxfw_dev *dev, struct cxfw_cmd *cmd)
 {
+	struct cxib_alloc_pd_out *out = (void *)cmd->out;
 	uint32_t pd;
 
 	pthread_mutex_lock(&dev->lock);
@@ -46,13 +47,14 @@ uint8_t cxfw_cmd_alloc_pd(struct cxfw_dev *dev, struct cxfw_cmd *cmd)
 	pthread_mutex_unlock(&dev->lock);
 	if (pd == CXFW_MAX_PDS)
 		return cxfw_fail(cmd, CXIB_CMD_STAT_NO_RESOURCES, CXFW_SYND(CXFW_SYND_NO_RES, 0));
-	CXIB_SET(cmd->out, CXIB_ALLOC_PD_OUT_PD, pd);
+	CXIB_SET(out, CXIB_ALLOC_PD_OUT_PD, pd);
 	return CXIB_CMD_STAT_OK;
 }
 
 uint8_t cxfw_cmd_dealloc_pd(struct cxfw_dev *dev, struct cxfw_cmd *cmd)
 {
-	uint32_t pd = CXIB_GET(cmd->in, CXIB_DEALLOC_PD_IN_PD);
+	const struct cxib_dealloc_pd_in *in = (const void *)cmd->in;
+	uint32_t pd = CXIB_GET(in, CXIB_DEALLOC_PD_IN_PD);
 	uint8_t st = CXIB_CMD_STAT_OK;
 
 	if (!pd || pd >= CXFW_MAX_PDS)
@@ -72,6 +74,7 @@ uint8_t cxfw_cmd_dealloc_pd(struct cxfw_dev *dev, struct cxfw_cmd *cmd)
 
 uint8_t cxfw_cmd_alloc_xrcd(struct cxfw_dev *dev, struct cxfw_cmd *cmd)
 {
+	struct cxib_alloc_xrcd_out *out = (void *)cmd->out;
 	uint32_t x;
 
 	pthread_mutex_lock(&dev->lock);
@@ -82,13 +85,14 @@ uint8_t cxfw_cmd_alloc_xrcd(struct cxfw_dev *dev, struct cxfw_cmd *cmd)
 	pthread_mutex_unlock(&dev->lock);
 	if (x == CXFW_MAX_XRCDS)
 		return cxfw_fail(cmd, CXIB_CMD_STAT_NO_RESOURCES, CXFW_SYND(CXFW_SYND_NO_RES, 0));
-	CXIB_SET(cmd->out, CXIB_ALLOC_XRCD_OUT_XRCD, x);
+	CXIB_SET(out, CXIB_ALLOC_XRCD_OUT_XRCD, x);
 	return CXIB_CMD_STAT_OK;
 }
 
 uint8_t cxfw_cmd_dealloc_xrcd(struct cxfw_dev *dev, struct cxfw_cmd *cmd)
 {
-	uint32_t x = CXIB_GET(cmd->in, CXIB_DEALLOC_XRCD_IN_XRCD);
+	const struct cxib_dealloc_xrcd_in *in = (const void *)cmd->in;
+	uint32_t x = CXIB_GET(in, CXIB_DEALLOC_XRCD_IN_XRCD);
 	uint8_t st = CXIB_CMD_STAT_OK;
 
 	if (!x || x >= CXFW_MAX_XRCDS)
@@ -147,6 +151,8 @@ static uint64_t cxfw_mtt_needed(uint64_t start, uint64_t len, unsigned int log_p
 
 uint8_t cxfw_cmd_create_mkey(struct cxfw_dev *dev, struct cxfw_cmd *cmd)
 {
+	const struct cxib_create_mkey_in *in = (const void *)cmd->in;
+	struct cxib_create_mkey_out *out = (void *)cmd->out;
 	const __be32 *mkc = (const __be32 *)cxfw_in_bytes(cmd, CXIB_CREATE_MKEY_IN_MKC_OFFSET);
 	const uint8_t *xlt = cxfw_in_bytes(cmd, CXIB_CREATE_MKEY_IN_KLM_PAS_MTT_OFFSET);
 	uint32_t mode = CXIB_GET(mkc, CXIB_MKC_ACCESS_MODE_4_2) << 2 |
@@ -154,7 +160,7 @@ uint8_t cxfw_cmd_create_mkey(struct cxfw_dev *dev, struct cxfw_cmd *cmd)
 	uint32_t pd = CXIB_GET(mkc, CXIB_MKC_PD);
 	uint32_t qpn = CXIB_GET(mkc, CXIB_MKC_QPN);
 	uint32_t octwords = CXIB_GET(mkc, CXIB_MKC_TRANSLATIONS_OCTWORD_SIZE);
-	uint32_t actual = CXIB_GET(cmd->in, CXIB_CREATE_MKEY_IN_TRANSLATIONS_OCTWORD_ACTUAL_SIZE);
+	uint32_t actual = CXIB_GET(in, CXIB_CREATE_MKEY_IN_TRANSLATIONS_OCTWORD_ACTUAL_SIZE);
 	uint32_t log_pg = CXIB_GET(mkc, CXIB_MKC_LOG_PAGE_SIZE);
 	uint64_t start = CXIB_GET64(mkc, CXIB_MKC_START_ADDR);
 	uint64_t len = CXIB_GET64(mkc, CXIB_MKC_LEN);
@@ -162,8 +168,8 @@ uint8_t cxfw_cmd_create_mkey(struct cxfw_dev *dev, struct cxfw_cmd *cmd)
 	struct cxfw_mkey *mk;
 	uint32_t idx, i;
 
-	if (CXIB_GET(cmd->in, CXIB_CREATE_MKEY_IN_PG_ACCESS) ||
-	    CXIB_GET(cmd->in, CXIB_CREATE_MKEY_IN_MKEY_UMEM_VALID))	/* no ODP, no DEVX */
+	if (CXIB_GET(in, CXIB_CREATE_MKEY_IN_PG_ACCESS) ||
+	    CXIB_GET(in, CXIB_CREATE_MKEY_IN_MKEY_UMEM_VALID))	/* no ODP, no DEVX */
 		return cxfw_fail(cmd, CXIB_CMD_STAT_BAD_PARAM, CXFW_SYND(CXFW_SYND_BAD_PARAM, 3));
 	if (mode != CXIB_MKC_ACCESS_MODE_PA && mode != CXIB_MKC_ACCESS_MODE_MTT)
 		return cxfw_fail(cmd, CXIB_CMD_STAT_BAD_PARAM, CXFW_SYND(CXFW_SYND_BAD_PARAM, mode));
@@ -264,7 +270,7 @@ uint8_t cxfw_cmd_create_mkey(struct cxfw_dev *dev, struct cxfw_cmd *cmd)
 	dev->pd_refs[pd]++;
 	pthread_mutex_unlock(&dev->lock);
 
-	CXIB_SET(cmd->out, CXIB_CREATE_MKEY_OUT_MKEY_INDEX, idx);
+	CXIB_SET(out, CXIB_CREATE_MKEY_OUT_MKEY_INDEX, idx);
 	return CXIB_CMD_STAT_OK;
 }
 
@@ -287,11 +293,12 @@ static struct cxfw_mkey *cxfw_mkey_get(struct cxfw_dev *dev, struct cxfw_cmd *cm
 
 uint8_t cxfw_cmd_query_mkey(struct cxfw_dev *dev, struct cxfw_cmd *cmd)
 {
+	const struct cxib_query_mkey_in *in = (const void *)cmd->in;
 	__be32 *mkc = (__be32 *)cxfw_out_bytes(cmd, CXIB_QUERY_MKEY_OUT_MKC_OFFSET);
 	uint8_t st = CXIB_CMD_STAT_OK;
 	struct cxfw_mkey *mk;
 
-	mk = cxfw_mkey_get(dev, cmd, CXIB_GET(cmd->in, CXIB_QUERY_MKEY_IN_MKEY_INDEX), &st);
+	mk = cxfw_mkey_get(dev, cmd, CXIB_GET(in, CXIB_QUERY_MKEY_IN_MKEY_INDEX), &st);
 	if (!mk)
 		return st;
 	CXIB_SET(mkc, CXIB_MKC_FREE, mk->free);
@@ -318,7 +325,8 @@ uint8_t cxfw_cmd_query_mkey(struct cxfw_dev *dev, struct cxfw_cmd *cmd)
 
 uint8_t cxfw_cmd_destroy_mkey(struct cxfw_dev *dev, struct cxfw_cmd *cmd)
 {
-	uint32_t idx = CXIB_GET(cmd->in, CXIB_DESTROY_MKEY_IN_MKEY_INDEX);
+	const struct cxib_destroy_mkey_in *in = (const void *)cmd->in;
+	uint32_t idx = CXIB_GET(in, CXIB_DESTROY_MKEY_IN_MKEY_INDEX);
 	uint8_t st = CXIB_CMD_STAT_OK;
 	struct cxfw_mkey *mk;
 

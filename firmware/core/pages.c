@@ -119,13 +119,15 @@ void cxfw_pages_qp_count(struct cxfw_dev *dev, int delta)
 
 uint8_t cxfw_cmd_query_pages(struct cxfw_dev *dev, struct cxfw_cmd *cmd)
 {
+	const struct cxib_query_pages_in *in = (const void *)cmd->in;
+	struct cxib_query_pages_out *out = (void *)cmd->out;
 	int64_t num;
 
-	if (CXIB_GET(cmd->in, CXIB_QUERY_PAGES_IN_EMBEDDED_CPU_FUNCTION) ||
-	    CXIB_GET(cmd->in, CXIB_QUERY_PAGES_IN_FUNCTION_ID))
+	if (CXIB_GET(in, CXIB_QUERY_PAGES_IN_EMBEDDED_CPU_FUNCTION) ||
+	    CXIB_GET(in, CXIB_QUERY_PAGES_IN_FUNCTION_ID))
 		return cxfw_fail(cmd, CXIB_CMD_STAT_BAD_PARAM,
 				 CXFW_SYND(CXFW_SYND_BAD_PARAM,
-					   CXIB_GET(cmd->in, CXIB_QUERY_PAGES_IN_FUNCTION_ID)));
+					   CXIB_GET(in, CXIB_QUERY_PAGES_IN_FUNCTION_ID)));
 
 	pthread_mutex_lock(&dev->lock);
 	switch (cmd->op_mod) {
@@ -144,7 +146,7 @@ uint8_t cxfw_cmd_query_pages(struct cxfw_dev *dev, struct cxfw_cmd *cmd)
 		break;
 	}
 	pthread_mutex_unlock(&dev->lock);
-	CXIB_SET(cmd->out, CXIB_QUERY_PAGES_OUT_NUM_PAGES, (uint32_t)(int32_t)num);
+	CXIB_SET(out, CXIB_QUERY_PAGES_OUT_NUM_PAGES, (uint32_t)(int32_t)num);
 	return CXIB_CMD_STAT_OK;
 }
 
@@ -233,6 +235,7 @@ out:
 
 static uint8_t cxfw_manage_pages_take(struct cxfw_dev *dev, struct cxfw_cmd *cmd, uint32_t n)
 {
+	struct cxib_manage_pages_out *out = (void *)cmd->out;
 	uint8_t *pas = cxfw_out_bytes(cmd, CXIB_MANAGE_PAGES_OUT_PAS_OFFSET);
 	uint32_t spare, give, i;
 
@@ -253,19 +256,20 @@ static uint8_t cxfw_manage_pages_take(struct cxfw_dev *dev, struct cxfw_cmd *cmd
 		dev->pages = NULL;
 	}
 	pthread_mutex_unlock(&dev->lock);
-	CXIB_SET(cmd->out, CXIB_MANAGE_PAGES_OUT_OUTPUT_NUM_ENTRIES, give);
+	CXIB_SET(out, CXIB_MANAGE_PAGES_OUT_OUTPUT_NUM_ENTRIES, give);
 	return CXIB_CMD_STAT_OK;
 }
 
 uint8_t cxfw_cmd_manage_pages(struct cxfw_dev *dev, struct cxfw_cmd *cmd)
 {
-	uint32_t n = CXIB_GET(cmd->in, CXIB_MANAGE_PAGES_IN_INPUT_NUM_ENTRIES);
+	const struct cxib_manage_pages_in *in = (const void *)cmd->in;
+	uint32_t n = CXIB_GET(in, CXIB_MANAGE_PAGES_IN_INPUT_NUM_ENTRIES);
 
-	if (CXIB_GET(cmd->in, CXIB_MANAGE_PAGES_IN_EMBEDDED_CPU_FUNCTION) ||
-	    CXIB_GET(cmd->in, CXIB_MANAGE_PAGES_IN_FUNCTION_ID))
+	if (CXIB_GET(in, CXIB_MANAGE_PAGES_IN_EMBEDDED_CPU_FUNCTION) ||
+	    CXIB_GET(in, CXIB_MANAGE_PAGES_IN_FUNCTION_ID))
 		return cxfw_fail(cmd, CXIB_CMD_STAT_BAD_PARAM,
 				 CXFW_SYND(CXFW_SYND_BAD_PARAM,
-					   CXIB_GET(cmd->in, CXIB_MANAGE_PAGES_IN_FUNCTION_ID)));
+					   CXIB_GET(in, CXIB_MANAGE_PAGES_IN_FUNCTION_ID)));
 
 	switch (cmd->op_mod) {
 	case CXIB_MANAGE_PAGES_OP_MOD_GIVE:

@@ -292,7 +292,8 @@ static uint8_t cxfw_reg_access(struct cxfw_dev *dev, struct cxfw_cmd *cmd, uint3
 
 uint8_t cxfw_cmd_access_reg(struct cxfw_dev *dev, struct cxfw_cmd *cmd)
 {
-	uint32_t id = CXIB_GET(cmd->in, CXIB_ACCESS_REG_IN_REGISTER_ID);
+	const struct cxib_access_reg_in *hdr = (const void *)cmd->in;
+	uint32_t id = CXIB_GET(hdr, CXIB_ACCESS_REG_IN_REGISTER_ID);
 	bool write = cmd->op_mod == CXIB_ACCESS_REG_OP_MOD_WRITE;
 	const __be32 *in = (const __be32 *)cxfw_in_bytes(cmd, CXIB_ACCESS_REG_IN_DATA_OFFSET);
 	__be32 *out = (__be32 *)cxfw_out_bytes(cmd, CXIB_ACCESS_REG_OUT_DATA_OFFSET);
@@ -335,15 +336,16 @@ static uint8_t cxfw_vport_check(struct cxfw_cmd *cmd, uint32_t other, uint32_t v
 
 uint8_t cxfw_cmd_query_hca_vport_context(struct cxfw_dev *dev, struct cxfw_cmd *cmd)
 {
+	const struct cxib_query_hca_vport_ctx_in *in = (const void *)cmd->in;
 	__be32 *ctx = (__be32 *)cxfw_out_bytes(cmd,
 					       CXIB_QUERY_HCA_VPORT_CONTEXT_OUT_CONTEXT_OFFSET);
-	uint32_t pn = CXIB_GET(cmd->in, CXIB_QUERY_HCA_VPORT_CONTEXT_IN_PORT_NUM);
+	uint32_t pn = CXIB_GET(in, CXIB_QUERY_HCA_VPORT_CONTEXT_IN_PORT_NUM);
 	unsigned int port = cxfw_cmd_port(dev, pn);
 	struct cxfw_port *p;
 	uint8_t st;
 
-	st = cxfw_vport_check(cmd, CXIB_GET(cmd->in, CXIB_QUERY_HCA_VPORT_CONTEXT_IN_OTHER_VPORT),
-			      CXIB_GET(cmd->in, CXIB_QUERY_HCA_VPORT_CONTEXT_IN_VPORT_NUMBER));
+	st = cxfw_vport_check(cmd, CXIB_GET(in, CXIB_QUERY_HCA_VPORT_CONTEXT_IN_OTHER_VPORT),
+			      CXIB_GET(in, CXIB_QUERY_HCA_VPORT_CONTEXT_IN_VPORT_NUMBER));
 	if (st)
 		return st;
 	if (!port)
@@ -405,15 +407,17 @@ static uint8_t cxfw_vport_table_range(struct cxfw_cmd *cmd, uint32_t index, uint
 
 uint8_t cxfw_cmd_query_hca_vport_gid(struct cxfw_dev *dev, struct cxfw_cmd *cmd)
 {
-	uint32_t pn = CXIB_GET(cmd->in, CXIB_QUERY_HCA_VPORT_GID_IN_PORT_NUM);
-	uint32_t index = CXIB_GET(cmd->in, CXIB_QUERY_HCA_VPORT_GID_IN_GID_INDEX);
+	const struct cxib_query_hca_vport_gid_in *in = (const void *)cmd->in;
+	struct cxib_query_hca_vport_gid_out *out = (void *)cmd->out;
+	uint32_t pn = CXIB_GET(in, CXIB_QUERY_HCA_VPORT_GID_IN_PORT_NUM);
+	uint32_t index = CXIB_GET(in, CXIB_QUERY_HCA_VPORT_GID_IN_GID_INDEX);
 	unsigned int port = cxfw_cmd_port(dev, pn);
 	uint8_t *gids = cxfw_out_bytes(cmd, CXIB_QUERY_HCA_VPORT_GID_OUT_GID_OFFSET);
 	uint32_t first, n, i;
 	uint8_t st;
 
-	st = cxfw_vport_check(cmd, CXIB_GET(cmd->in, CXIB_QUERY_HCA_VPORT_GID_IN_OTHER_VPORT),
-			      CXIB_GET(cmd->in, CXIB_QUERY_HCA_VPORT_GID_IN_VPORT_NUMBER));
+	st = cxfw_vport_check(cmd, CXIB_GET(in, CXIB_QUERY_HCA_VPORT_GID_IN_OTHER_VPORT),
+			      CXIB_GET(in, CXIB_QUERY_HCA_VPORT_GID_IN_VPORT_NUMBER));
 	if (st)
 		return st;
 	if (!port)
@@ -428,21 +432,22 @@ uint8_t cxfw_cmd_query_hca_vport_gid(struct cxfw_dev *dev, struct cxfw_cmd *cmd)
 	for (i = 0; i < n; i++)
 		cxfw_port_gid(dev, port, first + i, gids + 16 * i);
 	pthread_mutex_unlock(&dev->lock);
-	CXIB_SET(cmd->out, CXIB_QUERY_HCA_VPORT_GID_OUT_GIDS_NUM, n);
+	CXIB_SET(out, CXIB_QUERY_HCA_VPORT_GID_OUT_GIDS_NUM, n);
 	return CXIB_CMD_STAT_OK;
 }
 
 uint8_t cxfw_cmd_query_hca_vport_pkey(struct cxfw_dev *dev, struct cxfw_cmd *cmd)
 {
-	uint32_t pn = CXIB_GET(cmd->in, CXIB_QUERY_HCA_VPORT_PKEY_IN_PORT_NUM);
-	uint32_t index = CXIB_GET(cmd->in, CXIB_QUERY_HCA_VPORT_PKEY_IN_PKEY_INDEX);
+	const struct cxib_query_hca_vport_pkey_in *in = (const void *)cmd->in;
+	uint32_t pn = CXIB_GET(in, CXIB_QUERY_HCA_VPORT_PKEY_IN_PORT_NUM);
+	uint32_t index = CXIB_GET(in, CXIB_QUERY_HCA_VPORT_PKEY_IN_PKEY_INDEX);
 	unsigned int port = cxfw_cmd_port(dev, pn);
 	uint8_t *ent = cxfw_out_bytes(cmd, CXIB_QUERY_HCA_VPORT_PKEY_OUT_PKEY_OFFSET);
 	uint32_t first, n, i;
 	uint8_t st;
 
-	st = cxfw_vport_check(cmd, CXIB_GET(cmd->in, CXIB_QUERY_HCA_VPORT_PKEY_IN_OTHER_VPORT),
-			      CXIB_GET(cmd->in, CXIB_QUERY_HCA_VPORT_PKEY_IN_VPORT_NUMBER));
+	st = cxfw_vport_check(cmd, CXIB_GET(in, CXIB_QUERY_HCA_VPORT_PKEY_IN_OTHER_VPORT),
+			      CXIB_GET(in, CXIB_QUERY_HCA_VPORT_PKEY_IN_VPORT_NUMBER));
 	if (st)
 		return st;
 	if (!port)
@@ -463,11 +468,13 @@ uint8_t cxfw_cmd_query_hca_vport_pkey(struct cxfw_dev *dev, struct cxfw_cmd *cmd
 
 uint8_t cxfw_cmd_query_vport_state(struct cxfw_dev *dev, struct cxfw_cmd *cmd)
 {
+	const struct cxib_query_vport_state_in *in = (const void *)cmd->in;
+	struct cxib_query_vport_state_out *out = (void *)cmd->out;
 	bool active;
 	uint8_t st;
 
-	st = cxfw_vport_check(cmd, CXIB_GET(cmd->in, CXIB_QUERY_VPORT_STATE_IN_OTHER_VPORT),
-			      CXIB_GET(cmd->in, CXIB_QUERY_VPORT_STATE_IN_VPORT_NUMBER));
+	st = cxfw_vport_check(cmd, CXIB_GET(in, CXIB_QUERY_VPORT_STATE_IN_OTHER_VPORT),
+			      CXIB_GET(in, CXIB_QUERY_VPORT_STATE_IN_VPORT_NUMBER));
 	if (st)
 		return st;
 	if (cmd->op_mod == CXIB_VPORT_STATE_OP_MOD_ESW_VPORT)	/* not an e-switch manager */
@@ -479,8 +486,8 @@ uint8_t cxfw_cmd_query_vport_state(struct cxfw_dev *dev, struct cxfw_cmd *cmd)
 	else
 		active = dev->ports[0].state == CXIB_PORT_STATE_ACTIVE;
 	pthread_mutex_unlock(&dev->lock);
-	CXIB_SET(cmd->out, CXIB_QUERY_VPORT_STATE_OUT_ADMIN_STATE, CXIB_VPORT_STATE_UP);
-	CXIB_SET(cmd->out, CXIB_QUERY_VPORT_STATE_OUT_STATE,
+	CXIB_SET(out, CXIB_QUERY_VPORT_STATE_OUT_ADMIN_STATE, CXIB_VPORT_STATE_UP);
+	CXIB_SET(out, CXIB_QUERY_VPORT_STATE_OUT_STATE,
 		 active ? CXIB_VPORT_STATE_UP : CXIB_VPORT_STATE_DOWN);
 	return CXIB_CMD_STAT_OK;
 }

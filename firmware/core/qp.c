@@ -209,6 +209,8 @@ static uint32_t qp_pick_qpn(struct cxfw_dev *dev, uint32_t limit)
 
 uint8_t cxfw_cmd_create_qp(struct cxfw_dev *dev, struct cxfw_cmd *cmd)
 {
+	const struct cxib_create_qp_in *in = (const void *)cmd->in;
+	struct cxib_create_qp_out *out = (void *)cmd->out;
 	const __be32 *qpc = (const __be32 *)cxfw_in_bytes(cmd, CXIB_CREATE_QP_IN_QPC_OFFSET);
 	uint32_t st_type = CXIB_GET(qpc, CXIB_QPC_ST), pd = CXIB_GET(qpc, CXIB_QPC_PD);
 	uint32_t log_rq = CXIB_GET(qpc, CXIB_QPC_LOG_RQ_SIZE);
@@ -229,9 +231,9 @@ uint8_t cxfw_cmd_create_qp(struct cxfw_dev *dev, struct cxfw_cmd *cmd)
 	struct cxfw_qp *qp;
 	uint8_t st;
 
-	if (CXIB_GET(cmd->in, CXIB_CREATE_QP_IN_QPC_EXT) ||
-	    CXIB_GET(cmd->in, CXIB_CREATE_QP_IN_INPUT_QPN) ||
-	    CXIB_GET(cmd->in, CXIB_CREATE_QP_IN_WQ_UMEM_VALID) ||
+	if (CXIB_GET(in, CXIB_CREATE_QP_IN_QPC_EXT) ||
+	    CXIB_GET(in, CXIB_CREATE_QP_IN_INPUT_QPN) ||
+	    CXIB_GET(in, CXIB_CREATE_QP_IN_WQ_UMEM_VALID) ||
 	    CXIB_GET(qpc, CXIB_QPC_DBR_UMEM_VALID))
 		return cxfw_fail(cmd, CXIB_CMD_STAT_BAD_PARAM, CXFW_SYND(CXFW_SYND_BAD_PARAM, 2));
 	if (!cxfw_st_supported(st_type))
@@ -351,7 +353,7 @@ uint8_t cxfw_cmd_create_qp(struct cxfw_dev *dev, struct cxfw_cmd *cmd)
 	cxfw_cq_ref(dev, qp->cqn_rcv, 1);
 	pthread_mutex_unlock(&dev->lock);
 
-	CXIB_SET(cmd->out, CXIB_CREATE_QP_OUT_QPN, qpn);
+	CXIB_SET(out, CXIB_CREATE_QP_OUT_QPN, qpn);
 	cxfw_log(dev, CXFW_LOG_DEBUG, "cxfw: QP 0x%x created: st %u, CQs %u/%u, PD %u", qpn,
 		 st_type, cqn_snd, cqn_rcv, pd);
 	cxfw_pages_qp_count(dev, 1);
@@ -361,7 +363,8 @@ uint8_t cxfw_cmd_create_qp(struct cxfw_dev *dev, struct cxfw_cmd *cmd)
 /* The QP a command names (dw2[23:0]); lock held on success. */
 static struct cxfw_qp *cxfw_qp_get(struct cxfw_dev *dev, struct cxfw_cmd *cmd, uint8_t *st)
 {
-	uint32_t qpn = CXIB_GET(cmd->in, CXIB_QP_MODIFY_IN_QPN);
+	const struct cxib_qp_modify_in *in = (const void *)cmd->in;
+	uint32_t qpn = CXIB_GET(in, CXIB_QP_MODIFY_IN_QPN);
 	struct cxfw_qp *qp;
 
 	if (qpn < CXFW_FIRST_QPN || qpn >= CXFW_MAX_QPS) {
@@ -379,14 +382,15 @@ static struct cxfw_qp *cxfw_qp_get(struct cxfw_dev *dev, struct cxfw_cmd *cmd, u
 
 uint8_t cxfw_cmd_destroy_qp(struct cxfw_dev *dev, struct cxfw_cmd *cmd)
 {
+	const struct cxib_destroy_qp_in *in = (const void *)cmd->in;
 	uint8_t st = CXIB_CMD_STAT_OK;
 	struct cxfw_qp *qp = cxfw_qp_get(dev, cmd, &st);
 
 	if (!qp)
 		return st;
 	cxfw_qp_err_unwatch(dev, qp);
-	dev->qps[CXIB_GET(cmd->in, CXIB_DESTROY_QP_IN_QPN)] = NULL;
-	cxfw_mcg_detach_qp(dev, CXIB_GET(cmd->in, CXIB_DESTROY_QP_IN_QPN));
+	dev->qps[CXIB_GET(in, CXIB_DESTROY_QP_IN_QPN)] = NULL;
+	cxfw_mcg_detach_qp(dev, CXIB_GET(in, CXIB_DESTROY_QP_IN_QPN));
 	if (qp->pd && dev->pd_refs && dev->pd_refs[qp->pd] > 1)
 		dev->pd_refs[qp->pd]--;
 	cxfw_cq_ref(dev, qp->cqn_snd, -1);
@@ -568,10 +572,11 @@ static uint32_t cxfw_qp_check(const struct cxfw_dev *dev, const __be32 *img, uin
 /* RST2INIT .. SQD_RTS, 2ERR, 2RST. */
 uint8_t cxfw_cmd_modify_qp(struct cxfw_dev *dev, struct cxfw_cmd *cmd)
 {
+	const struct cxib_qp_modify_in *hdr = (const void *)cmd->in;
 	bool has_ctx = cmd->opcode != CXIB_CMD_OP_2ERR_QP && cmd->opcode != CXIB_CMD_OP_2RST_QP;
 	const __be32 *in = has_ctx ?
 		(const __be32 *)cxfw_in_bytes(cmd, CXIB_QP_MODIFY_IN_QPC_OFFSET) : NULL;
-	uint32_t mask = has_ctx ? CXIB_GET(cmd->in, CXIB_QP_MODIFY_IN_OPT_PARAM_MASK) : 0;
+	uint32_t mask = has_ctx ? CXIB_GET(hdr, CXIB_QP_MODIFY_IN_OPT_PARAM_MASK) : 0;
 	__be32 img[CXFW_QPC_DWORDS];
 	uint8_t st = CXIB_CMD_STAT_OK;
 	struct cxfw_qp *qp;
@@ -611,7 +616,7 @@ uint8_t cxfw_cmd_modify_qp(struct cxfw_dev *dev, struct cxfw_cmd *cmd)
 	cxfw_req_modify(dev, qp, from, (uint8_t)next);
 	cxfw_resp_modify(dev, qp, from, (uint8_t)next);
 	if (next == CXIB_QPC_STATE_ERR)
-		cxfw_qp_flush(dev, CXIB_GET(cmd->in, CXIB_QP_MODIFY_IN_QPN));
+		cxfw_qp_flush(dev, CXIB_GET(hdr, CXIB_QP_MODIFY_IN_QPN));
 	return CXIB_CMD_STAT_OK;
 }
 

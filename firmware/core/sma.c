@@ -764,20 +764,21 @@ static uint16_t cxfw_smp_process(struct cxfw_dev *dev, struct cxfw_smp_req *r,
 
 uint8_t cxfw_cmd_mad_ifc(struct cxfw_dev *dev, struct cxfw_cmd *cmd)
 {
+	const struct cxib_mad_ifc_in *in = (const void *)cmd->in;
 	const uint8_t *req = cxfw_in_bytes(cmd, CXIB_MAD_IFC_IN_MAD_OFFSET);
 	uint8_t *resp = cxfw_out_bytes(cmd, CXIB_MAD_IFC_OUT_RESPONSE_MAD_OFFSET);
 	__be32 *data = (__be32 *)(resp + CXIB_SMP_DATA_OFFSET);
-	uint32_t port = CXIB_GET(cmd->in, CXIB_MAD_IFC_IN_PORT);
+	uint32_t port = CXIB_GET(in, CXIB_MAD_IFC_IN_PORT);
 	struct cxfw_smp_req r = { 0 };
 	uint32_t mclass;
 	uint16_t status;
 
 	if (port < 1 || port > dev->cfg.num_ports)
 		return cxfw_fail(cmd, CXIB_CMD_STAT_BAD_PARAM, CXFW_SYND(CXFW_SYND_BAD_PARAM, port));
-	if (CXIB_GET(cmd->in, CXIB_MAD_IFC_IN_PLANE_INDEX))
+	if (CXIB_GET(in, CXIB_MAD_IFC_IN_PLANE_INDEX))
 		return cxfw_fail(cmd, CXIB_CMD_STAT_BAD_PARAM,
 				 CXFW_SYND(CXFW_SYND_BAD_PARAM,
-					   CXIB_GET(cmd->in, CXIB_MAD_IFC_IN_PLANE_INDEX)));
+					   CXIB_GET(in, CXIB_MAD_IFC_IN_PLANE_INDEX)));
 
 	/* the response starts as the request: header, M_Key, DR fields and paths kept */
 	memcpy(resp, req, CXIB_MAD_SIZE);

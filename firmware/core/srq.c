@@ -361,6 +361,7 @@ static uint8_t cxfw_srq_query(struct cxfw_dev *dev, struct cxfw_cmd *cmd, uint32
 
 uint8_t cxfw_cmd_create_srq(struct cxfw_dev *dev, struct cxfw_cmd *cmd)
 {
+	struct cxib_create_srq_out *out = (void *)cmd->out;
 	const __be32 *srqc = (const __be32 *)cxfw_in_bytes(cmd, CXIB_CREATE_SRQ_IN_SRQC_OFFSET);
 	struct cxfw_srq_geom g = {
 		.kind = CXFW_SRQ_KIND_SRQ,
@@ -385,32 +386,37 @@ uint8_t cxfw_cmd_create_srq(struct cxfw_dev *dev, struct cxfw_cmd *cmd)
 		return cxfw_fail(cmd, CXIB_CMD_STAT_BAD_PARAM, CXFW_SYND(CXFW_SYND_BAD_PARAM, 0));
 	st = cxfw_srq_create(dev, cmd, &g, srqc, NULL, &srqn);
 	if (!st)
-		CXIB_SET(cmd->out, CXIB_CREATE_SRQ_OUT_SRQN, srqn);
+		CXIB_SET(out, CXIB_CREATE_SRQ_OUT_SRQN, srqn);
 	return st;
 }
 
 uint8_t cxfw_cmd_destroy_srq(struct cxfw_dev *dev, struct cxfw_cmd *cmd)
 {
-	return cxfw_srq_destroy(dev, cmd, CXIB_GET(cmd->in, CXIB_DESTROY_SRQ_IN_SRQN),
+	const struct cxib_destroy_srq_in *in = (const void *)cmd->in;
+	return cxfw_srq_destroy(dev, cmd, CXIB_GET(in, CXIB_DESTROY_SRQ_IN_SRQN),
 				CXFW_SRQ_KIND_SRQ);
 }
 
 uint8_t cxfw_cmd_query_srq(struct cxfw_dev *dev, struct cxfw_cmd *cmd)
 {
-	return cxfw_srq_query(dev, cmd, CXIB_GET(cmd->in, CXIB_QUERY_SRQ_IN_SRQN),
+	const struct cxib_query_srq_in *in = (const void *)cmd->in;
+	return cxfw_srq_query(dev, cmd, CXIB_GET(in, CXIB_QUERY_SRQ_IN_SRQN),
 			      CXFW_SRQ_KIND_SRQ, CXIB_QUERY_SRQ_OUT_SRQC_OFFSET);
 }
 
 uint8_t cxfw_cmd_arm_rq(struct cxfw_dev *dev, struct cxfw_cmd *cmd)
 {
-	return cxfw_srq_arm(dev, cmd, CXIB_GET(cmd->in, CXIB_ARM_RQ_IN_SRQ_NUMBER),
-			    CXFW_SRQ_KIND_SRQ, CXIB_GET(cmd->in, CXIB_ARM_RQ_IN_LWM));
+	const struct cxib_arm_rq_in *in = (const void *)cmd->in;
+	return cxfw_srq_arm(dev, cmd, CXIB_GET(in, CXIB_ARM_RQ_IN_SRQ_NUMBER),
+			    CXFW_SRQ_KIND_SRQ, CXIB_GET(in, CXIB_ARM_RQ_IN_LWM));
 }
 
 /* ---- XRC SRQs: CREATE_XRC_SRQ / DESTROY_XRC_SRQ / QUERY_XRC_SRQ / ARM_XRC_SRQ ------------ */
 
 uint8_t cxfw_cmd_create_xrc_srq(struct cxfw_dev *dev, struct cxfw_cmd *cmd)
 {
+	const struct cxib_create_xrc_srq_in *in = (const void *)cmd->in;
+	struct cxib_create_xrc_srq_out *out = (void *)cmd->out;
 	const __be32 *xc = (const __be32 *)cxfw_in_bytes(cmd,
 							 CXIB_CREATE_XRC_SRQ_IN_XRC_SRQC_OFFSET);
 	struct cxfw_srq_geom g = {
@@ -441,38 +447,42 @@ uint8_t cxfw_cmd_create_xrc_srq(struct cxfw_dev *dev, struct cxfw_cmd *cmd)
 	if (bad)
 		return cxfw_fail(cmd, CXIB_CMD_STAT_BAD_PARAM,
 				 CXFW_SYND(CXFW_SYND_BAD_PARAM, bad - 1));
-	if (CXIB_GET(cmd->in, CXIB_CREATE_XRC_SRQ_IN_XRC_SRQ_UMEM_VALID))
+	if (CXIB_GET(in, CXIB_CREATE_XRC_SRQ_IN_XRC_SRQ_UMEM_VALID))
 		return cxfw_fail(cmd, CXIB_CMD_STAT_BAD_PARAM,
 				 CXFW_SYND(CXFW_SYND_BAD_PARAM,
 					   CXIB_DW(CXIB_CREATE_XRC_SRQ_IN_XRC_SRQ_UMEM_VALID)));
 	st = cxfw_srq_create(dev, cmd, &g, xc, NULL, &srqn);
 	if (!st)
-		CXIB_SET(cmd->out, CXIB_CREATE_XRC_SRQ_OUT_XRC_SRQN, srqn);
+		CXIB_SET(out, CXIB_CREATE_XRC_SRQ_OUT_XRC_SRQN, srqn);
 	return st;
 }
 
 uint8_t cxfw_cmd_destroy_xrc_srq(struct cxfw_dev *dev, struct cxfw_cmd *cmd)
 {
-	return cxfw_srq_destroy(dev, cmd, CXIB_GET(cmd->in, CXIB_DESTROY_XRC_SRQ_IN_XRC_SRQN),
+	const struct cxib_destroy_xrc_srq_in *in = (const void *)cmd->in;
+	return cxfw_srq_destroy(dev, cmd, CXIB_GET(in, CXIB_DESTROY_XRC_SRQ_IN_XRC_SRQN),
 				CXFW_SRQ_KIND_XRC_SRQ);
 }
 
 uint8_t cxfw_cmd_query_xrc_srq(struct cxfw_dev *dev, struct cxfw_cmd *cmd)
 {
-	return cxfw_srq_query(dev, cmd, CXIB_GET(cmd->in, CXIB_QUERY_XRC_SRQ_IN_XRC_SRQN),
+	const struct cxib_query_xrc_srq_in *in = (const void *)cmd->in;
+	return cxfw_srq_query(dev, cmd, CXIB_GET(in, CXIB_QUERY_XRC_SRQ_IN_XRC_SRQN),
 			      CXFW_SRQ_KIND_XRC_SRQ, CXIB_QUERY_XRC_SRQ_OUT_XRC_SRQC_OFFSET);
 }
 
 uint8_t cxfw_cmd_arm_xrc_srq(struct cxfw_dev *dev, struct cxfw_cmd *cmd)
 {
-	return cxfw_srq_arm(dev, cmd, CXIB_GET(cmd->in, CXIB_ARM_XRC_SRQ_IN_XRC_SRQN),
-			    CXFW_SRQ_KIND_XRC_SRQ, CXIB_GET(cmd->in, CXIB_ARM_XRC_SRQ_IN_LWM));
+	const struct cxib_arm_xrc_srq_in *in = (const void *)cmd->in;
+	return cxfw_srq_arm(dev, cmd, CXIB_GET(in, CXIB_ARM_XRC_SRQ_IN_XRC_SRQN),
+			    CXFW_SRQ_KIND_XRC_SRQ, CXIB_GET(in, CXIB_ARM_XRC_SRQ_IN_LWM));
 }
 
 /* ---- RMPs: CREATE_RMP / MODIFY_RMP / DESTROY_RMP / QUERY_RMP ----------------------------- */
 
 uint8_t cxfw_cmd_create_rmp(struct cxfw_dev *dev, struct cxfw_cmd *cmd)
 {
+	struct cxib_create_rmp_out *out = (void *)cmd->out;
 	const __be32 *rmpc = (const __be32 *)cxfw_in_bytes(cmd, CXIB_CREATE_RMP_IN_RMPC_OFFSET);
 	const __be32 *wq = rmpc + CXIB_RMPC_WQ_OFFSET / 4;
 	struct cxfw_srq_geom g = {
@@ -516,18 +526,19 @@ uint8_t cxfw_cmd_create_rmp(struct cxfw_dev *dev, struct cxfw_cmd *cmd)
 	CXIB_SET64(srqc, CXIB_SRQC_DBR_ADDR, g.dbr);
 	st = cxfw_srq_create(dev, cmd, &g, srqc, rmpc, &srqn);
 	if (!st)
-		CXIB_SET(cmd->out, CXIB_CREATE_RMP_OUT_RMPN, srqn);
+		CXIB_SET(out, CXIB_CREATE_RMP_OUT_RMPN, srqn);
 	return st;
 }
 
 uint8_t cxfw_cmd_modify_rmp(struct cxfw_dev *dev, struct cxfw_cmd *cmd)
 {
+	const struct cxib_modify_rmp_in *in = (const void *)cmd->in;
 	const __be32 *rmpc = (const __be32 *)cxfw_in_bytes(cmd, CXIB_MODIFY_RMP_IN_RMPC_OFFSET);
 	const __be32 *wq = rmpc + CXIB_RMPC_WQ_OFFSET / 4;
-	uint64_t bitmask = CXIB_GET64(cmd->in, CXIB_MODIFY_RMP_IN_BITMASK);
-	uint32_t cur = CXIB_GET(cmd->in, CXIB_MODIFY_RMP_IN_RMP_STATE);
+	uint64_t bitmask = CXIB_GET64(in, CXIB_MODIFY_RMP_IN_BITMASK);
+	uint32_t cur = CXIB_GET(in, CXIB_MODIFY_RMP_IN_RMP_STATE);
 	uint32_t next = CXIB_GET(rmpc, CXIB_RMPC_STATE), lwm = CXIB_GET(wq, CXIB_WQC_LWM);
-	uint32_t rmpn = CXIB_GET(cmd->in, CXIB_MODIFY_RMP_IN_RMPN);
+	uint32_t rmpn = CXIB_GET(in, CXIB_MODIFY_RMP_IN_RMPN);
 	uint8_t st = CXIB_CMD_STAT_OK, now;
 	struct cxfw_srq *srq;
 
@@ -560,15 +571,17 @@ uint8_t cxfw_cmd_modify_rmp(struct cxfw_dev *dev, struct cxfw_cmd *cmd)
 
 uint8_t cxfw_cmd_destroy_rmp(struct cxfw_dev *dev, struct cxfw_cmd *cmd)
 {
-	return cxfw_srq_destroy(dev, cmd, CXIB_GET(cmd->in, CXIB_DESTROY_RMP_IN_RMPN),
+	const struct cxib_destroy_rmp_in *in = (const void *)cmd->in;
+	return cxfw_srq_destroy(dev, cmd, CXIB_GET(in, CXIB_DESTROY_RMP_IN_RMPN),
 				CXFW_SRQ_KIND_RMP);
 }
 
 uint8_t cxfw_cmd_query_rmp(struct cxfw_dev *dev, struct cxfw_cmd *cmd)
 {
+	const struct cxib_query_rmp_in *in = (const void *)cmd->in;
 	__be32 *rmpc = (__be32 *)cxfw_out_bytes(cmd, CXIB_QUERY_RMP_OUT_RMPC_OFFSET);
 	uint8_t st = CXIB_CMD_STAT_OK;
-	struct cxfw_srq *srq = cxfw_srq_get(dev, cmd, CXIB_GET(cmd->in, CXIB_QUERY_RMP_IN_RMPN),
+	struct cxfw_srq *srq = cxfw_srq_get(dev, cmd, CXIB_GET(in, CXIB_QUERY_RMP_IN_RMPN),
 					    CXFW_SRQ_KIND_RMP, &st);
 
 	if (!srq)
