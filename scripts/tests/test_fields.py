@@ -108,21 +108,20 @@ class FieldOfAnotherStructure(unittest.TestCase):
         self.assertNotEqual(r.returncode, 0)
         self.assertIn(REFUSED, r.stderr)
 
-    def test_every_tagged_structure_refuses_the_fields_of_another(self):
-        for ptype, field in BAD_OTHERS:
-            body = (f"unsigned int k(const {ptype} *x);\n"
-                    f"unsigned int k(const {ptype} *x) {{ return CXIB_GET(x, {field}); }}\n")
+    def refused_through(self, pairs, ret: str, get: str) -> None:
+        """Each (pointer type, field) of @pairs read with @get must not compile."""
+        for ptype, field in pairs:
+            body = (f"{ret} k(const {ptype} *x);\n"
+                    f"{ret} k(const {ptype} *x) {{ return {get}(x, {field}); }}\n")
             r = compile_c(body, CC)
             self.assertNotEqual(r.returncode, 0, f"{field} through {ptype} compiled")
             self.assertIn(REFUSED, r.stderr)
 
+    def test_every_tagged_structure_refuses_the_fields_of_another(self):
+        self.refused_through(BAD_OTHERS, "unsigned int", "CXIB_GET")
+
     def test_64bit_fields_refuse_another_structure(self):
-        for ptype, field in BAD_64:
-            body = (f"unsigned long long k(const {ptype} *x);\n"
-                    f"unsigned long long k(const {ptype} *x) {{ return CXIB_GET64(x, {field}); }}\n")
-            r = compile_c(body, CC)
-            self.assertNotEqual(r.returncode, 0, f"{field} through {ptype} compiled")
-            self.assertIn(REFUSED, r.stderr)
+        self.refused_through(BAD_64, "unsigned long long", "CXIB_GET64")
 
     def test_get64_refuses_a_32bit_field(self):
         r = compile_c(NOT_64, CC)
