@@ -133,6 +133,8 @@ run_sub() {
 	) >"$dir/$scen.log" 2>&1
 	rc=$?
 	echo "     $(grep -E '^summary |summary passed=' "$dir/$scen.log" | tail -n 1)"
+	# its failed cases, indented under it (cxlab's table names the first one)
+	grep -hE '^(FAIL|xfail)' "$dir/$scen/results.txt" 2>/dev/null | sed 's/^/     /'
 	return $rc
 }
 
@@ -143,7 +145,6 @@ for way in cxib-serves mlx5-serves; do
 	check "$way: perftest" run_sub $way perftest E2E_SWAP=$swap E2E_SUBDIR=$way/perftest
 	check "$way: kverbs" run_sub $way kverbs KVERBS_SWAP=$swap
 done
-grep -hE '^(FAIL|xfail)' ./*/*/results.txt 2>/dev/null | sed 's/^/     /'
 
 # --- 3. teardown and bring-up again, each phase marked in the command trace --------------
 case $drv in
