@@ -93,12 +93,13 @@ static inline __be64 cxib_host_to_be64(__u64 v)
 	 __builtin_types_compatible_p(__typeof__(*(p)), __u8) ||	\
 	 __builtin_types_compatible_p(__typeof__(*(p)), __u32) ||	\
 	 __builtin_types_compatible_p(__typeof__(*(p)), __be32))
+/* A compile error naming @what unless @cond holds: a bit-field of negative width. */
+#define __CXIB_REQUIRE(cond, what)					\
+	((void)sizeof(struct { unsigned int what : 1 - 2 * !(cond); }))
 #define __CXIB_OF(p, type)						\
-	((void)sizeof(struct {						\
-		unsigned int __cxib_field_of_another_structure :	\
-			1 - 2 * !(__CXIB_RAW(p) ||			\
-			__builtin_types_compatible_p(__typeof__(*(p)), type)); \
-	}))
+	__CXIB_REQUIRE(__CXIB_RAW(p) ||					\
+		       __builtin_types_compatible_p(__typeof__(*(p)), type), \
+		       __cxib_field_of_another_structure)
 /*
  * The variant for a tagged field (4 elements) or an untagged one (3): the 5th argument when
  * the field comes last, the 6th when a value follows it.
@@ -177,10 +178,7 @@ static inline __be64 cxib_host_to_be64(__u64 v)
  * be tagged with its structure like any other, with the same check.
  */
 #define __CXIB_IS64(hi, lo)						\
-	((void)sizeof(struct {						\
-		unsigned int __cxib_not_a_64bit_field :			\
-			1 - 2 * !((hi) == 63 && (lo) == 0);		\
-	}))
+	__CXIB_REQUIRE((hi) == 63 && (lo) == 0, __cxib_not_a_64bit_field)
 #define __CXIB_GET64_3(p, dw, hi, lo)					\
 	(__CXIB_IS64(hi, lo),						\
 	 (__u64)cxib_be32_to_host(((const __be32 *)(p))[dw]) << 32 |	\
