@@ -22,9 +22,10 @@
  *  - hca.c    ENABLE/DISABLE_HCA, ISSI, capabilities, INIT/TEARDOWN_HCA, QUERY_ADAPTER, UARs.
  *  - pages.c  QUERY_PAGES / MANAGE_PAGES and the firmware pages the driver lends.
  *  - eq.c     event queues: EQE writing, ownership, EQ doorbells, MSI-X.
- *  - port.c   port state (cable, auto-activation, LID), port events, ACCESS_REG registers,
- *             HCA-vport queries.
- *  - sma.c    MAD_IFC: the subnet management agent (SubnGet/SubnSet, M_Key, traps).
+ *  - port.c   port state (cable, auto-activation, LID), port events.
+ *  - vport.c  ACCESS_REG port registers and the HCA-vport queries.
+ *  - sma.c    MAD_IFC: the subnet management agent (SubnGet/SubnSet, M_Key, traps, whose
+ *             packets wire.c sends, so the agent never reaches into the data path).
  *  - core.c   create/destroy/reset, process, port link and receive, inject_fatal, stats.
  *  - util.c   what every file uses: log, clock, statistics counters, PAS lists, UAR check.
  *
@@ -225,6 +226,7 @@ void cxfw_process(struct cxfw_dev *dev)
 	cxfw_req_process(dev, now);
 	cxfw_resp_process(dev, now);
 	cxfw_sma_process(dev, now);
+	cxfw_wire_send_traps(dev, now);
 	cxfw_wire_process(dev);
 	cxfw_cq_process(dev);
 	cxfw_port_process(dev);

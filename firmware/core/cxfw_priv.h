@@ -336,6 +336,10 @@ struct cxfw_pma_counters {
 /* VLArbitrationTable entries per table (PortInfo VLArbitrationHigh/LowCap). */
 #define CXFW_VL_ARB_CAP		8
 #define CXFW_PORT_TRAPS		4	/* traps waiting for the SM's TrapRepress, per port */
+/* The link: 1X or 4X at SDR, DDR or QDR (trains to 4X QDR); PortInfo error thresholds. */
+#define CXFW_PORT_WIDTHS	(CXIB_IB_WIDTH_1X | CXIB_IB_WIDTH_4X)
+#define CXFW_PORT_SPEEDS	(CXIB_IB_SPEED_SDR | CXIB_IB_SPEED_DDR | CXIB_IB_SPEED_QDR)
+#define CXFW_PORT_LOCAL_ERR_THRESH 8	/* LocalPhyErrors / OverrunErrors thresholds */
 
 /* A trap (Notice) the SMA sends to the master SM until it is repressed (sma.c). */
 struct cxfw_trap {
@@ -655,18 +659,26 @@ bool cxfw_port_event_locked(struct cxfw_dev *dev, unsigned int port, uint8_t sub
 void cxfw_port_set_state_locked(struct cxfw_dev *dev, unsigned int port, uint8_t state);
 void cxfw_port_retrain_locked(struct cxfw_dev *dev, unsigned int port, uint64_t now);
 void cxfw_port_process(struct cxfw_dev *dev);
+uint64_t cxfw_port_guid(const struct cxfw_dev *dev, unsigned int port);
+
+/* vport.c */
 uint8_t cxfw_cmd_access_reg(struct cxfw_dev *dev, struct cxfw_cmd *cmd);
 uint8_t cxfw_cmd_query_hca_vport_context(struct cxfw_dev *dev, struct cxfw_cmd *cmd);
 uint8_t cxfw_cmd_query_hca_vport_gid(struct cxfw_dev *dev, struct cxfw_cmd *cmd);
 uint8_t cxfw_cmd_query_hca_vport_pkey(struct cxfw_dev *dev, struct cxfw_cmd *cmd);
 uint8_t cxfw_cmd_query_vport_state(struct cxfw_dev *dev, struct cxfw_cmd *cmd);
-uint64_t cxfw_port_guid(const struct cxfw_dev *dev, unsigned int port);
 
 /* sma.c */
 uint8_t cxfw_cmd_mad_ifc(struct cxfw_dev *dev, struct cxfw_cmd *cmd);
 void cxfw_sma_process(struct cxfw_dev *dev, uint64_t now);
-void cxfw_sma_port_init(struct cxfw_dev *dev, unsigned int port);		/* lock held */
-/* Queue a trap to the master SM (sent by cxfw_sma_process()); lock held. */
+/*
+ * The next trap of @port due at @now, as a packet to the master SM in *@pkt whose payload
+ * is @mad; false when none is due.  Counts it as sent and schedules its resend; the caller
+ * puts it on the wire (cxfw_wire_send_traps).  Lock not held.
+ */
+bool cxfw_sma_next_trap(struct cxfw_dev *dev, unsigned int port, uint64_t now,
+			struct cxfw_pkt *pkt, uint8_t mad[CXIB_MAD_SIZE]);
+/* Queue a trap to the master SM (sent by cxfw_wire_send_traps()); lock held. */
 void cxfw_sma_trap_locked(struct cxfw_dev *dev, unsigned int port, uint16_t trap_num,
 			  const uint8_t notice[CXIB_SMP_DATA_SIZE]);
 void cxfw_sma_trap_key_locked(struct cxfw_dev *dev, unsigned int port, uint16_t trap_num,

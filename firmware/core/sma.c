@@ -49,9 +49,6 @@
 
 #define CXFW_SMP_VENDOR_ID	0x0002c9	/* Mellanox */
 #define CXFW_RESP_TIME_VALUE	3		/* 4.096 us << 3 */
-#define CXFW_LOCAL_ERR_THRESH	8		/* LocalPhyErrors / OverrunErrors thresholds */
-#define CXFW_WIDTHS		(CXIB_IB_WIDTH_1X | CXIB_IB_WIDTH_4X)
-#define CXFW_SPEEDS		(CXIB_IB_SPEED_SDR | CXIB_IB_SPEED_DDR | CXIB_IB_SPEED_QDR)
 #define CXFW_MTU_CAP		CXIB_IB_MTU_4096
 #define CXFW_VL_CAP		CXIB_IB_VL_CAP_VL0_7
 #define CXFW_LMC_MAX		7
@@ -70,21 +67,6 @@ struct cxfw_smp_req {
 	bool hide_mkey;			/* Get at ProtectBits 1 with a wrong key */
 	bool client_rereg;		/* echo ClientReregister in this SetResp */
 };
-
-void cxfw_sma_port_init(struct cxfw_dev *dev, unsigned int port)
-{
-	struct cxfw_port *p = &dev->ports[port - 1];
-	unsigned int i;
-
-	p->link_down_default = CXIB_PORT_PHYS_STATE_POLLING;
-	p->width_enabled = CXFW_WIDTHS;
-	p->speed_enabled = CXFW_SPEEDS;
-	p->phy_err_thresh = CXFW_LOCAL_ERR_THRESH;
-	p->overrun_thresh = CXFW_LOCAL_ERR_THRESH;
-	/* SL n on VL n modulo the VLs in use, the usual power-on mapping */
-	for (i = 0; i < CXIB_SMP_SL_TO_VL_ENTRIES; i++)
-		p->sl2vl[i] = (uint8_t)(i % 8);
-}
 
 /* ---- Get -------------------------------------------------------------------------------- */
 
@@ -118,10 +100,10 @@ static void cxfw_smp_port_info(struct cxfw_dev *dev, unsigned int port, bool hid
 	CXIB_SET(d, CXIB_SMP_PORT_INFO_MKEY_LEASE_PERIOD, p->mkey_lease_period);
 	CXIB_SET(d, CXIB_SMP_PORT_INFO_LOCAL_PORT_NUM, port);
 	CXIB_SET(d, CXIB_SMP_PORT_INFO_LINK_WIDTH_ENABLED, p->width_enabled);
-	CXIB_SET(d, CXIB_SMP_PORT_INFO_LINK_WIDTH_SUPPORTED, CXFW_WIDTHS);
+	CXIB_SET(d, CXIB_SMP_PORT_INFO_LINK_WIDTH_SUPPORTED, CXFW_PORT_WIDTHS);
 	/* always one valid width and speed: sysfs "rate" fails on anything else */
 	CXIB_SET(d, CXIB_SMP_PORT_INFO_LINK_WIDTH_ACTIVE, CXIB_IB_WIDTH_4X);
-	CXIB_SET(d, CXIB_SMP_PORT_INFO_LINK_SPEED_SUPPORTED, CXFW_SPEEDS);
+	CXIB_SET(d, CXIB_SMP_PORT_INFO_LINK_SPEED_SUPPORTED, CXFW_PORT_SPEEDS);
 	CXIB_SET(d, CXIB_SMP_PORT_INFO_PORT_STATE, p->state);
 	CXIB_SET(d, CXIB_SMP_PORT_INFO_PORT_PHYS_STATE, p->phys_state);
 	CXIB_SET(d, CXIB_SMP_PORT_INFO_LINK_DOWN_DEFAULT_STATE, p->link_down_default);
@@ -309,8 +291,8 @@ static bool cxfw_smp_port_info_valid(const __be32 *d)
 	/* a CA port may only be told to retrain (Polling); Sleep/Disable are switch things */
 	if (phys && phys != CXIB_PORT_PHYS_STATE_POLLING)
 		return false;
-	return cxfw_smp_enabled(w, CXIB_LINK_WIDTH_SET_SUPPORTED, CXFW_WIDTHS, &scratch) &&
-	       cxfw_smp_enabled(s, CXIB_LINK_SPEED_SET_SUPPORTED, CXFW_SPEEDS, &scratch);
+	return cxfw_smp_enabled(w, CXIB_LINK_WIDTH_SET_SUPPORTED, CXFW_PORT_WIDTHS, &scratch) &&
+	       cxfw_smp_enabled(s, CXIB_LINK_SPEED_SET_SUPPORTED, CXFW_PORT_SPEEDS, &scratch);
 }
 
 /* A violation counter the SM writes: 0 clears it, anything else leaves it counting. */
@@ -390,9 +372,9 @@ static uint16_t cxfw_smp_set_port_info(struct cxfw_dev *dev, struct cxfw_smp_req
 	if (v)
 		p->link_down_default = (uint8_t)v;
 	cxfw_smp_enabled(CXIB_GET(d, CXIB_SMP_PORT_INFO_LINK_WIDTH_ENABLED),
-			 CXIB_LINK_WIDTH_SET_SUPPORTED, CXFW_WIDTHS, &p->width_enabled);
+			 CXIB_LINK_WIDTH_SET_SUPPORTED, CXFW_PORT_WIDTHS, &p->width_enabled);
 	cxfw_smp_enabled(CXIB_GET(d, CXIB_SMP_PORT_INFO_LINK_SPEED_ENABLED),
-			 CXIB_LINK_SPEED_SET_SUPPORTED, CXFW_SPEEDS, &p->speed_enabled);
+			 CXIB_LINK_SPEED_SET_SUPPORTED, CXFW_PORT_SPEEDS, &p->speed_enabled);
 	p->phy_err_thresh = (uint8_t)CXIB_GET(d, CXIB_SMP_PORT_INFO_LOCAL_PHY_ERRORS);
 	p->overrun_thresh = (uint8_t)CXIB_GET(d, CXIB_SMP_PORT_INFO_OVERRUN_ERRORS);
 	p->vl_high_limit = (uint8_t)CXIB_GET(d, CXIB_SMP_PORT_INFO_VL_HIGH_LIMIT);
@@ -612,85 +594,83 @@ static void cxfw_sma_trap_repress(struct cxfw_dev *dev, unsigned int port, uint6
 	}
 }
 
-/* Build and send one SubnTrap(Notice) to the master SM (LID routed, QP0 to QP0, VL15). */
-static void cxfw_sma_trap_send(struct cxfw_dev *dev, unsigned int port, const uint8_t *mad,
-			       uint16_t dlid, uint8_t sl)
-{
-	struct cxfw_pkt pkt = { 0 };
-
-	pkt.opcode = CXIB_BTH_OP_UD_SEND_ONLY;
-	pkt.dlid = dlid;
-	pkt.sl = sl;
-	pkt.pkey = CXIB_PKEY_DEFAULT;
-	pkt.dqpn = CXIB_QP0;
-	pkt.deth_sqpn = CXIB_QP0;
-	pkt.deth_qkey = CXFW_TRAP_QKEY;
-	pkt.payload = mad;
-	pkt.paylen = CXIB_MAD_SIZE;
-	if (cxfw_wire_send(dev, port, &pkt))
-		cxfw_log(dev, CXFW_LOG_DEBUG, "cxfw: port %u: trap to LID 0x%x not sent",
-			 port, dlid);
-}
-
-/* Timers: links that retrain, traps to (re)send. */
+/* Timers: links that retrain after a SubnSet of Down. */
 void cxfw_sma_process(struct cxfw_dev *dev, uint64_t now)
 {
-	uint8_t mad[CXIB_MAD_SIZE];
-	unsigned int port, i;
+	unsigned int port;
 	bool kick = false;
-	uint16_t dlid;
-	uint8_t sl;
 
+	pthread_mutex_lock(&dev->lock);
 	for (port = 1; port <= dev->cfg.num_ports; port++) {
 		struct cxfw_port *p = &dev->ports[port - 1];
 
-		for (;;) {
-			bool send = false;
-
-			pthread_mutex_lock(&dev->lock);
-			if (p->retrain_ns && now >= p->retrain_ns) {
-				p->retrain_ns = 0;
-				if (dev->stats.link_up[port - 1])
-					cxfw_port_link_locked(dev, port, true);
-				kick = true;
-			}
-			if (p->state != CXIB_PORT_STATE_ACTIVE || !p->sm_lid)
-				p->ntraps = 0;	/* nobody to tell: forget them */
-			for (i = 0; i < p->ntraps; i++) {
-				struct cxfw_trap *t = &p->traps[i];
-
-				if (now < t->next_ns)
-					continue;
-				if (t->sends == CXFW_TRAP_SENDS) {
-					p->traps[i] = p->traps[--p->ntraps];
-					dev->stats.traps_dropped++;
-					break;
-				}
-				memset(mad, 0, sizeof(mad));
-				CXIB_SET(mad, CXIB_MAD_BASE_VERSION, CXIB_MAD_BASE_VERSION_1);
-				CXIB_SET(mad, CXIB_MAD_MGMT_CLASS, CXIB_MGMT_CLASS_SUBN_LID_ROUTED);
-				CXIB_SET(mad, CXIB_MAD_CLASS_VERSION, CXIB_SMP_CLASS_VERSION);
-				CXIB_SET(mad, CXIB_MAD_METHOD, CXIB_MGMT_METHOD_TRAP);
-				CXIB_SET64(mad, CXIB_MAD_TID, t->tid);
-				CXIB_SET(mad, CXIB_MAD_ATTR_ID, CXIB_SMP_ATTR_NOTICE);
-				CXIB_SET64(mad, CXIB_SMP_MKEY, p->mkey);
-				memcpy(mad + CXIB_SMP_DATA_OFFSET, t->notice, CXIB_SMP_DATA_SIZE);
-				t->sends++;
-				t->next_ns = now + (CXFW_SUBNET_TIMEOUT_NS << p->subnet_timeout);
-				dlid = p->sm_lid;
-				sl = p->sm_sl;
-				dev->stats.traps_sent++;
-				send = true;
-				break;
-			}
-			pthread_mutex_unlock(&dev->lock);
-			if (!send)
-				break;
-			cxfw_sma_trap_send(dev, port, mad, dlid, sl);
+		if (p->retrain_ns && now >= p->retrain_ns) {
+			p->retrain_ns = 0;
+			if (dev->stats.link_up[port - 1])
+				cxfw_port_link_locked(dev, port, true);
+			kick = true;
 		}
 	}
+	pthread_mutex_unlock(&dev->lock);
 	if (kick)
 		dev->plat.kick(dev->plat.opaque);	/* the worker posts the port events */
+}
+
+/* The SubnTrap(Notice) MAD of @t; lock held. */
+static void cxfw_sma_trap_mad(const struct cxfw_port *p, const struct cxfw_trap *t,
+			      uint8_t mad[CXIB_MAD_SIZE])
+{
+	memset(mad, 0, CXIB_MAD_SIZE);
+	CXIB_SET(mad, CXIB_MAD_BASE_VERSION, CXIB_MAD_BASE_VERSION_1);
+	CXIB_SET(mad, CXIB_MAD_MGMT_CLASS, CXIB_MGMT_CLASS_SUBN_LID_ROUTED);
+	CXIB_SET(mad, CXIB_MAD_CLASS_VERSION, CXIB_SMP_CLASS_VERSION);
+	CXIB_SET(mad, CXIB_MAD_METHOD, CXIB_MGMT_METHOD_TRAP);
+	CXIB_SET64(mad, CXIB_MAD_TID, t->tid);
+	CXIB_SET(mad, CXIB_MAD_ATTR_ID, CXIB_SMP_ATTR_NOTICE);
+	CXIB_SET64(mad, CXIB_SMP_MKEY, p->mkey);
+	memcpy(mad + CXIB_SMP_DATA_OFFSET, t->notice, CXIB_SMP_DATA_SIZE);
+}
+
+bool cxfw_sma_next_trap(struct cxfw_dev *dev, unsigned int port, uint64_t now,
+			struct cxfw_pkt *pkt, uint8_t mad[CXIB_MAD_SIZE])
+{
+	struct cxfw_port *p = &dev->ports[port - 1];
+	bool due = false;
+	unsigned int i;
+
+	pthread_mutex_lock(&dev->lock);
+	if (p->state != CXIB_PORT_STATE_ACTIVE || !p->sm_lid)
+		p->ntraps = 0;	/* nobody to tell: forget them */
+	for (i = 0; i < p->ntraps; i++) {
+		struct cxfw_trap *t = &p->traps[i];
+
+		if (now < t->next_ns)
+			continue;
+		if (t->sends == CXFW_TRAP_SENDS) {
+			p->traps[i--] = p->traps[--p->ntraps];
+			dev->stats.traps_dropped++;
+			continue;
+		}
+		cxfw_sma_trap_mad(p, t, mad);
+		t->sends++;
+		t->next_ns = now + (CXFW_SUBNET_TIMEOUT_NS << p->subnet_timeout);
+		dev->stats.traps_sent++;
+		/* LID routed, QP0 to QP0, VL15 (the wire picks the VL of QP0) */
+		memset(pkt, 0, sizeof(*pkt));
+		pkt->opcode = CXIB_BTH_OP_UD_SEND_ONLY;
+		pkt->dlid = p->sm_lid;
+		pkt->sl = p->sm_sl;
+		pkt->pkey = CXIB_PKEY_DEFAULT;
+		pkt->dqpn = CXIB_QP0;
+		pkt->deth_sqpn = CXIB_QP0;
+		pkt->deth_qkey = CXFW_TRAP_QKEY;
+		pkt->payload = mad;
+		pkt->paylen = CXIB_MAD_SIZE;
+		due = true;
+		break;
+	}
+	pthread_mutex_unlock(&dev->lock);
+	return due;
 }
 
 /* ---- MAD_IFC ---------------------------------------------------------------------------- */
@@ -755,7 +735,7 @@ static uint16_t cxfw_smp_process(struct cxfw_dev *dev, struct cxfw_smp_req *r,
 		status = cxfw_smp_get(dev, r, data);
 	}
 	/*
-	 * No kick needed: this runs inside cxfw_process(), whose cxfw_sma_process() and
+	 * No kick needed: this runs inside cxfw_process(), whose cxfw_wire_send_traps() and
 	 * cxfw_port_process() come later in the same pass; a queued trap kicks by itself.
 	 */
 	pthread_mutex_unlock(&dev->lock);

@@ -502,6 +502,19 @@ int cxfw_wire_send(struct cxfw_dev *dev, unsigned int port, const struct cxfw_pk
 	return sent || looped ? 0 : -1;
 }
 
+void cxfw_wire_send_traps(struct cxfw_dev *dev, uint64_t now)
+{
+	uint8_t mad[CXIB_MAD_SIZE];
+	struct cxfw_pkt pkt;
+	unsigned int port;
+
+	for (port = 1; port <= dev->cfg.num_ports; port++)
+		while (cxfw_sma_next_trap(dev, port, now, &pkt, mad))
+			if (cxfw_wire_send(dev, port, &pkt))
+				cxfw_log(dev, CXFW_LOG_DEBUG,
+					 "cxfw: port %u: trap to LID 0x%x not sent", port, pkt.dlid);
+}
+
 /* ---- Receive ------------------------------------------------------------------------------ */
 
 /*

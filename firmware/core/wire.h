@@ -106,6 +106,9 @@ bool cxfw_wire_port_busy(struct cxfw_dev *dev, unsigned int port);
 /* Deliver looped-back packets queued by cxfw_wire_send().  Worker. */
 void cxfw_wire_process(struct cxfw_dev *dev);
 
+/* Send the SMA's traps that are due at @now (cxfw_sma_next_trap), VL15 from QP0.  Worker. */
+void cxfw_wire_send_traps(struct cxfw_dev *dev, uint64_t now);
+
 /*
  * A packet from the cable (cxfw_port_receive(), which counts pkts_received; this counts
  * pkt_bytes_received): parse, check, dispatch, like a looped-back one.  Checks: the
