@@ -268,7 +268,7 @@ enum cxfw_srq_kind {
  */
 struct cxfw_srq {
 	__be32 srqc[CXIB_SRQC_SIZE / 4];
-	__be32 rmpc[CXIB_RMPC_SIZE / 4];	/* RMP: rmpc + wq as created */
+	struct cxib_rmpc rmpc;		/* RMP: rmpc + wq as created */
 	uint8_t kind;			/* enum cxfw_srq_kind */
 	uint32_t pd, cqn;		/* cqn: XRC SRQ completions (and an ISSI 0 srqc's) */
 	uint32_t xrcd, user_index;	/* XRC SRQ */

@@ -196,7 +196,7 @@ static uint8_t cxfw_srq_check_refs(struct cxfw_dev *dev, struct cxfw_cmd *cmd,
  */
 static uint8_t cxfw_srq_create(struct cxfw_dev *dev, struct cxfw_cmd *cmd,
 			       const struct cxfw_srq_geom *g, const __be32 *srqc,
-			       const __be32 *rmpc, uint32_t *srqn_out)
+			       const struct cxib_rmpc *rmpc, uint32_t *srqn_out)
 {
 	uint64_t probe, *list = NULL, offset;
 	uint32_t srqn, npas = 0;
@@ -232,7 +232,7 @@ static uint8_t cxfw_srq_create(struct cxfw_dev *dev, struct cxfw_cmd *cmd,
 	}
 	memcpy(srq->srqc, srqc, sizeof(srq->srqc));
 	if (rmpc)
-		memcpy(srq->rmpc, rmpc, sizeof(srq->rmpc));
+		srq->rmpc = *rmpc;
 	srq->kind = g->kind;
 	srq->pd = g->pd;
 	srq->cqn = g->cqn;
@@ -483,8 +483,9 @@ uint8_t cxfw_cmd_arm_xrc_srq(struct cxfw_dev *dev, struct cxfw_cmd *cmd)
 uint8_t cxfw_cmd_create_rmp(struct cxfw_dev *dev, struct cxfw_cmd *cmd)
 {
 	struct cxib_create_rmp_out *out = (void *)cmd->out;
-	const __be32 *rmpc = (const __be32 *)cxfw_in_bytes(cmd, CXIB_CREATE_RMP_IN_RMPC_OFFSET);
-	const __be32 *wq = rmpc + CXIB_RMPC_WQ_OFFSET / 4;
+	const struct cxib_rmpc *rmpc = (const void *)cxfw_in_bytes(cmd,
+								    CXIB_CREATE_RMP_IN_RMPC_OFFSET);
+	const struct cxib_wqc *wq = cxib_rmpc_wq_const(rmpc);
 	struct cxfw_srq_geom g = {
 		.kind = CXFW_SRQ_KIND_RMP,
 		.log_size = CXIB_GET(wq, CXIB_WQC_LOG_WQ_SZ),
@@ -507,10 +508,10 @@ uint8_t cxfw_cmd_create_rmp(struct cxfw_dev *dev, struct cxfw_cmd *cmd)
 	if (CXIB_GET(wq, CXIB_WQC_WQ_TYPE) != CXIB_WQ_TYPE_LINKED_LIST)
 		return cxfw_fail(cmd, CXIB_CMD_STAT_BAD_PARAM,
 				 CXFW_SYND(CXFW_SYND_BAD_PARAM, CXIB_GET(wq, CXIB_WQC_WQ_TYPE)));
-	bad = cxfw_srq_nonzero(rmpc, cxfw_rmpc_zero,
+	bad = cxfw_srq_nonzero(rmpc->dw, cxfw_rmpc_zero,
 			       sizeof(cxfw_rmpc_zero) / sizeof(cxfw_rmpc_zero[0]));
 	if (!bad) {
-		bad = cxfw_srq_nonzero(wq, cxfw_wqc_zero,
+		bad = cxfw_srq_nonzero(wq->dw, cxfw_wqc_zero,
 				       sizeof(cxfw_wqc_zero) / sizeof(cxfw_wqc_zero[0]));
 		bad = bad ? bad + CXIB_RMPC_WQ_OFFSET / 4 : 0;
 	}
@@ -533,8 +534,9 @@ uint8_t cxfw_cmd_create_rmp(struct cxfw_dev *dev, struct cxfw_cmd *cmd)
 uint8_t cxfw_cmd_modify_rmp(struct cxfw_dev *dev, struct cxfw_cmd *cmd)
 {
 	const struct cxib_modify_rmp_in *in = (const void *)cmd->in;
-	const __be32 *rmpc = (const __be32 *)cxfw_in_bytes(cmd, CXIB_MODIFY_RMP_IN_RMPC_OFFSET);
-	const __be32 *wq = rmpc + CXIB_RMPC_WQ_OFFSET / 4;
+	const struct cxib_rmpc *rmpc = (const void *)cxfw_in_bytes(cmd,
+								    CXIB_MODIFY_RMP_IN_RMPC_OFFSET);
+	const struct cxib_wqc *wq = cxib_rmpc_wq_const(rmpc);
 	uint64_t bitmask = CXIB_GET64(in, CXIB_MODIFY_RMP_IN_BITMASK);
 	uint32_t cur = CXIB_GET(in, CXIB_MODIFY_RMP_IN_RMP_STATE);
 	uint32_t next = CXIB_GET(rmpc, CXIB_RMPC_STATE), lwm = CXIB_GET(wq, CXIB_WQC_LWM);
@@ -579,16 +581,16 @@ uint8_t cxfw_cmd_destroy_rmp(struct cxfw_dev *dev, struct cxfw_cmd *cmd)
 uint8_t cxfw_cmd_query_rmp(struct cxfw_dev *dev, struct cxfw_cmd *cmd)
 {
 	const struct cxib_query_rmp_in *in = (const void *)cmd->in;
-	__be32 *rmpc = (__be32 *)cxfw_out_bytes(cmd, CXIB_QUERY_RMP_OUT_RMPC_OFFSET);
+	struct cxib_rmpc *rmpc = (void *)cxfw_out_bytes(cmd, CXIB_QUERY_RMP_OUT_RMPC_OFFSET);
 	uint8_t st = CXIB_CMD_STAT_OK;
 	struct cxfw_srq *srq = cxfw_srq_get(dev, cmd, CXIB_GET(in, CXIB_QUERY_RMP_IN_RMPN),
 					    CXFW_SRQ_KIND_RMP, &st);
 
 	if (!srq)
 		return st;
-	memcpy(rmpc, srq->rmpc, sizeof(srq->rmpc));
+	*rmpc = srq->rmpc;
 	CXIB_SET(rmpc, CXIB_RMPC_STATE, srq->error ? CXIB_RMPC_STATE_ERR : CXIB_RMPC_STATE_RDY);
-	CXIB_SET(rmpc + CXIB_RMPC_WQ_OFFSET / 4, CXIB_WQC_LWM, srq->lwm);
+	CXIB_SET(cxib_rmpc_wq(rmpc), CXIB_WQC_LWM, srq->lwm);
 	pthread_mutex_unlock(&dev->lock);
 	return CXIB_CMD_STAT_OK;
 }

@@ -579,8 +579,9 @@ static struct xsrq_args rmp_defaults(struct test_ctx *t, const struct qp_env *e)
 static unsigned int create_rmp(struct test_ctx *t, const struct xsrq_args *a, uint32_t *rmpn)
 {
 	uint8_t in[CXIB_CREATE_RMP_IN_LEN(1)] = { 0 };
-	__be32 *rmpc = (__be32 *)(in + CXIB_CREATE_RMP_IN_RMPC_OFFSET), out[4];
-	__be32 *wq = rmpc + CXIB_RMPC_WQ_OFFSET / 4;
+	struct cxib_rmpc *rmpc = (void *)(in + CXIB_CREATE_RMP_IN_RMPC_OFFSET);
+	struct cxib_wqc *wq = cxib_rmpc_wq(rmpc);
+	__be32 out[4];
 	unsigned int st;
 
 	cmd_hdr(in, CXIB_CMD_OP_CREATE_RMP, 0);
@@ -605,14 +606,15 @@ static unsigned int modify_rmp(struct test_ctx *t, uint32_t rmpn, uint32_t cur, 
 			       uint64_t bitmask, uint32_t lwm)
 {
 	uint8_t in[CXIB_MODIFY_RMP_IN_LEN] = { 0 };
-	__be32 *rmpc = (__be32 *)(in + CXIB_MODIFY_RMP_IN_RMPC_OFFSET), out[4];
+	struct cxib_rmpc *rmpc = (void *)(in + CXIB_MODIFY_RMP_IN_RMPC_OFFSET);
+	__be32 out[4];
 
 	cmd_hdr(in, CXIB_CMD_OP_MODIFY_RMP, 0);
 	CXIB_SET(in, CXIB_MODIFY_RMP_IN_RMP_STATE, cur);
 	CXIB_SET(in, CXIB_MODIFY_RMP_IN_RMPN, rmpn);
 	CXIB_SET64(in, CXIB_MODIFY_RMP_IN_BITMASK, bitmask);
 	CXIB_SET(rmpc, CXIB_RMPC_STATE, next);
-	CXIB_SET(rmpc + CXIB_RMPC_WQ_OFFSET / 4, CXIB_WQC_LWM, lwm);
+	CXIB_SET(cxib_rmpc_wq(rmpc), CXIB_WQC_LWM, lwm);
 	return drv_run(t, in, sizeof(in), out, sizeof(out));
 }
 

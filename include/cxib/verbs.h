@@ -749,6 +749,17 @@ enum {
  */
 struct cxib_rmpc { __be32 dw[CXIB_RMPC_SIZE / 4]; };
 
+/* The work queue context inside an RMP context. */
+static inline struct cxib_wqc *cxib_rmpc_wq(struct cxib_rmpc *rmpc)
+{
+	return (struct cxib_wqc *)((unsigned char *)rmpc + CXIB_RMPC_WQ_OFFSET);
+}
+
+static inline const struct cxib_wqc *cxib_rmpc_wq_const(const struct cxib_rmpc *rmpc)
+{
+	return (const struct cxib_wqc *)((const unsigned char *)rmpc + CXIB_RMPC_WQ_OFFSET);
+}
+
 /* rmpc state */
 enum {
 	CXIB_RMPC_STATE_RDY			= 0x1,

@@ -240,7 +240,7 @@ static void live_srq_object_and_limit(struct kunit *test)
 
 	if (dev->issi == CXIB_ISSI_1) {
 		struct cxib_rmpc rmpc;
-		struct cxib_wqc *wq = (void *)&rmpc + CXIB_RMPC_WQ_OFFSET;
+		struct cxib_wqc *wq = cxib_rmpc_wq(&rmpc);
 
 		KUNIT_ASSERT_EQ(test, cxib_cmd_query_rmp(dev, srqn, &rmpc), 0);
 		KUNIT_EXPECT_EQ(test, CXIB_GET(&rmpc, CXIB_RMPC_STATE), CXIB_RMPC_STATE_RDY);
@@ -269,8 +269,7 @@ static void live_srq_object_and_limit(struct kunit *test)
 		struct cxib_rmpc rmpc;
 
 		KUNIT_EXPECT_EQ(test, cxib_cmd_query_rmp(dev, srqn, &rmpc), 0);
-		lwm = CXIB_GET((struct cxib_wqc *)((void *)&rmpc + CXIB_RMPC_WQ_OFFSET),
-			       CXIB_WQC_LWM);
+		lwm = CXIB_GET(cxib_rmpc_wq(&rmpc), CXIB_WQC_LWM);
 		KUNIT_EXPECT_EQ(test, lwm, 10);
 	}
 	ma.srq_limit = 127;

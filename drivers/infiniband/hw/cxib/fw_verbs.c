@@ -525,7 +525,7 @@ int cxib_cmd_destroy_rmp(struct cxib_dev *dev, u32 rmpn)
 VISIBLE_IF_KUNIT void cxib_rmp_build_arm(struct cxib_modify_rmp_in *in, u32 rmpn, u16 lwm)
 {
 	struct cxib_rmpc *rmpc = (void *)in + CXIB_MODIFY_RMP_IN_RMPC_OFFSET;
-	struct cxib_wqc *wq = (void *)rmpc + CXIB_RMPC_WQ_OFFSET;
+	struct cxib_wqc *wq = cxib_rmpc_wq(rmpc);
 
 	cxib_cmd_hdr(in, CXIB_CMD_OP_MODIFY_RMP, 0);
 	CXIB_SET(in, CXIB_MODIFY_RMP_IN_RMP_STATE, CXIB_RMPC_STATE_RDY);

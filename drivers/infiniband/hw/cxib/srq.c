@@ -307,7 +307,7 @@ EXPORT_SYMBOL_IF_KUNIT(cxib_srq_fill_srqc);
 VISIBLE_IF_KUNIT void cxib_srq_fill_rmpc(const struct cxib_srq *srq, u32 pdn,
 					 struct cxib_rmpc *rmpc)
 {
-	struct cxib_wqc *wq = (void *)rmpc + CXIB_RMPC_WQ_OFFSET;
+	struct cxib_wqc *wq = cxib_rmpc_wq(rmpc);
 
 	CXIB_SET(rmpc, CXIB_RMPC_STATE, CXIB_RMPC_STATE_RDY);
 	CXIB_SET(wq, CXIB_WQC_WQ_TYPE, CXIB_WQ_TYPE_LINKED_LIST);
@@ -486,8 +486,7 @@ static int cxib_srq_query_lwm(struct cxib_dev *dev, struct cxib_srq *srq, u32 *l
 
 		err = cxib_cmd_query_rmp(dev, srq->srqn, &rmpc);
 		if (!err)
-			*lwm = CXIB_GET((struct cxib_wqc *)((void *)&rmpc + CXIB_RMPC_WQ_OFFSET),
-					CXIB_WQC_LWM);
+			*lwm = CXIB_GET(cxib_rmpc_wq(&rmpc), CXIB_WQC_LWM);
 	} else {
 		struct cxib_srqc srqc;
 
