@@ -15,7 +15,7 @@ dev=$(lspci -D -n -d 15b3:1013 | awk 'NR==1 {print $1}')
 sys=/sys/class/infiniband/cxib_0
 
 # Probe finished before the script started; wait a little for registration anyway.
-for _ in $(seq 50); do [ -e $sys/ports/1/state ] && break; sleep 0.1; done
+wait_for 5 test -e $sys/ports/1/state
 check "cxib_0 registered for $dev" test "$(basename "$(readlink -f $sys/device)")" = "$dev"
 
 # The firmware revision the driver logged at probe is the one the device reports.
@@ -64,7 +64,7 @@ for round in 1 2; do
 	check "rmmod cxib (round $round)" rmmod cxib
 	check "cxib_0 gone after rmmod" bash -c "! test -e $sys"
 	check "modprobe cxib (round $round)" modprobe cxib
-	for _ in $(seq 50); do [ -e $sys/ports/1/state ] && break; sleep 0.1; done
+	wait_for 5 test -e $sys/ports/1/state
 	check "cxib_0 back, same node GUID" test "$(cat $sys/node_guid 2>/dev/null)" = "$guid"
 	check "port 1 ACTIVE again" test "$(cat $sys/ports/1/state 2>/dev/null)" = "4: ACTIVE"
 done
@@ -75,14 +75,14 @@ check "ibv_devinfo after reloading" has 'state:[[:space:]]+PORT_ACTIVE' devinfo-
 # the context is disassociated and the process told the device is gone.
 setsid timeout 60 ibv_asyncwatch -d cxib_0 >asyncwatch.txt 2>&1 </dev/null &
 watcher=$!
-for _ in $(seq 50); do has 'async event FD' asyncwatch.txt && break; sleep 0.1; done
+wait_for 5 has 'async event FD' asyncwatch.txt
 check "rmmod cxib with a user context open" rmmod cxib
-for _ in $(seq 50); do has 'DEVICE_FATAL' asyncwatch.txt && break; sleep 0.1; done
+wait_for 5 has 'DEVICE_FATAL' asyncwatch.txt
 check "the context was told the device is gone" has 'IBV_EVENT_DEVICE_FATAL' asyncwatch.txt
 kill "$watcher" 2>/dev/null
 wait "$watcher" 2>/dev/null
 check "modprobe cxib after that" modprobe cxib
-for _ in $(seq 50); do [ -e $sys/ports/1/state ] && break; sleep 0.1; done
+wait_for 5 test -e $sys/ports/1/state
 check "cxib_0 back again" test "$(cat $sys/node_guid 2>/dev/null)" = "$guid"
 
 dmesg >dmesg.txt

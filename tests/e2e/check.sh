@@ -45,10 +45,7 @@ cxlab_mark() {
 	[ -n "${CXLAB_JOB:-}" ] || { echo "cxlab_mark: not in a cxlab job" >&2; return 1; }
 	rm -f "$ack"
 	printf 'MARK %s %s\n' "$CXLAB_JOB" "$*" >/dev/ttyS1
-	for _ in $(seq 200); do
-		[ -s "$ack" ] && break
-		sleep 0.1
-	done
+	wait_for 20 test -s "$ack"
 	answer=$(cat "$ack" 2>/dev/null)
 	rm -f "$ack"
 	[ "$answer" = ok ] && return 0
@@ -65,6 +62,12 @@ wait_for() {
 	done
 }
 wait_file() { wait_for "$2" test -e "$1"; }
+# port_active SYSDIR: port 1 of the device at SYSDIR (/sys/class/infiniband/DEV) is ACTIVE
+port_active() { test "$(cat "$1/ports/1/state" 2>/dev/null)" = "4: ACTIVE"; }
+# exited PID: process PID is gone
+exited() { ! kill -0 "$1" 2>/dev/null; }
+# tcp_listening PORT: a TCP socket listens on PORT
+tcp_listening() { ss -ltn | grep -q ":$1 "; }
 put_file() { printf '%s\n' "$2" >"$1.tmp" && mv "$1.tmp" "$1"; }
 
 SPLAT_RE='WARNING:|BUG:|Oops|Call Trace|UBSAN|KASAN|lockdep|circular locking|blocked for more than'

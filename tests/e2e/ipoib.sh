@@ -62,10 +62,7 @@ meet dg_pings
 
 iperf_srv() { # iperf_srv NAME: one-shot iperf3 server on node1
 	timeout 90 iperf3 -s -1 -p 5201 >"$1.srv.txt" 2>&1 &
-	for _ in $(seq 100); do
-		ss -ltn | grep -q ':5201 ' && break
-		sleep 0.1
-	done
+	wait_for 10 tcp_listening 5201
 	touch "$1.ready"
 }
 iperf_cli() { # iperf_cli NAME ARGS...: node2's client once node1's server is ready
@@ -130,7 +127,7 @@ for o in on off; do
 		rx0=$(ifcount rx_packets)
 		tcp_sink 5301 ofl_$o.sink &
 		pid=$!
-		for _ in $(seq 100); do ss -ltn | grep -q ':5301 ' && break; sleep 0.1; done
+		wait_for 10 tcp_listening 5301
 		touch ofl_$o.ready
 		wait $pid
 		rx=$(($(ifcount rx_packets) - rx0))
@@ -179,11 +176,9 @@ meet cm_iperf
 check "echo datagram > mode" bash -c "echo datagram >$IPOIB_MODE_FILE"
 ip link set ib0 mtu "$mtu"
 meet cm_off
+no_rc_qp() { [ "$(ipoib_qps RC)" = 0 ]; }
 rc_left() {
-	for _ in $(seq 300); do
-		[ "$(ipoib_qps RC)" = 0 ] && return 0
-		sleep 0.1
-	done
+	wait_for 30 no_rc_qp && return 0
 	rdma res show qp
 	return 1
 }

@@ -61,12 +61,8 @@ cxib | cxib_0) dev=cxib_0 ;;
 *) dev=$mode ;;
 esac
 
-state=
-for _ in $(seq 100); do
-	state=$(cat "/sys/class/infiniband/$dev/ports/1/state" 2>/dev/null)
-	[ "$state" = "4: ACTIVE" ] && break
-	sleep 0.1
-done
+wait_for 10 port_active "/sys/class/infiniband/$dev"
+state=$(cat "/sys/class/infiniband/$dev/ports/1/state" 2>/dev/null)
 check "$dev port 1 is ACTIVE (${state:-no device})" test "$state" = "4: ACTIVE" || exit 1
 rdma link show >rdma-link.txt 2>&1
 

@@ -37,6 +37,21 @@ E2E_CASE_TMO=${E2E_CASE_TMO:-120}
 
 e2e_log() { echo "$*"; }
 
+# e2e_roce_gid SYSDIR GID: set GIDX to the index of GID in the device's table if it is a
+# RoCE v2 entry; false while there is none.
+e2e_roce_gid() {
+	local g i
+	for g in "$1"/ports/1/gids/*; do
+		i=${g##*/}
+		if [ "$(cat "$g" 2>/dev/null)" = "$2" ] &&
+			[ "$(cat "$1"/ports/1/gid_attrs/types/"$i" 2>/dev/null)" = "RoCE v2" ]; then
+			GIDX=$i
+			return 0
+		fi
+	done
+	return 1
+}
+
 # e2e_setup: device, uverbs, port state, GID index.  Sets DEV, GIDX ("" on InfiniBand),
 # LINK (InfiniBand|Ethernet), ROLE, SDIR, CDIR, PEERDIR, E2E_MODE.  Returns 1 with a reason
 # in E2E_SETUP_REASON when the device cannot be used.
@@ -79,12 +94,8 @@ e2e_setup() {
 	esac
 	export E2E_MODE=$mode
 	sys=/sys/class/infiniband/$DEV
-	st=
-	for _ in $(seq 100); do
-		st=$(cat "$sys"/ports/1/state 2>/dev/null)
-		[ "$st" = "4: ACTIVE" ] && break
-		sleep 0.1
-	done
+	wait_for 10 port_active "$sys"
+	st=$(cat "$sys"/ports/1/state 2>/dev/null)
 	[ "$st" = "4: ACTIVE" ] ||
 		{ E2E_SETUP_REASON="$DEV port 1 is not ACTIVE (${st:-no device})"; return 1; }
 	UVERBS=
@@ -102,18 +113,7 @@ e2e_setup() {
 		IFS=. read -r a b c d <<<"$CXLAB_ADDR"
 		want=$(printf '0000:0000:0000:0000:0000:ffff:%02x%02x:%02x%02x' "$a" "$b" "$c" "$d")
 		# The GID table follows the interface's addresses: give a new device time.
-		for _ in $(seq 50); do
-			for g in "$sys"/ports/1/gids/*; do
-				i=${g##*/}
-				if [ "$(cat "$g" 2>/dev/null)" = "$want" ] &&
-					[ "$(cat "$sys"/ports/1/gid_attrs/types/"$i" 2>/dev/null)" = "RoCE v2" ]; then
-					GIDX=$i
-					break
-				fi
-			done
-			[ -n "$GIDX" ] && break
-			sleep 0.1
-		done
+		wait_for 5 e2e_roce_gid "$sys" "$want"
 		[ -n "$GIDX" ] ||
 			{ E2E_SETUP_REASON="$DEV has no RoCE v2 GID for $CXLAB_ADDR"; return 1; }
 	fi

@@ -154,10 +154,7 @@ esac
 # unloaded: the function has no driver and the device is gone
 unloaded() { [ ! -e "/sys/bus/pci/devices/$fn/driver" ] && [ ! -e "$sys" ]; }
 # loaded: the device is registered again
-registered() {
-	for _ in $(seq 600); do [ -e "$sys/ports/1/state" ] && return 0; sleep 0.2; done
-	return 1
-}
+registered() { WAIT_POLL=0.2 wait_for 120 test -e "$sys/ports/1/state"; }
 sleep 1 # the last run's user processes and their commands are over
 check "command trace marked: teardown" cxlab_mark teardown
 # shellcheck disable=SC2086 # the module list

@@ -78,7 +78,7 @@ if e2e_wanted "$c"; then
 	if [ -x /cxlab/bin/ustock ]; then
 		/cxlab/bin/ustock --fragment 64 >fragment.txt 2>&1 &
 		frag=$!
-		for _ in $(seq 50); do grep -q fragmented fragment.txt && break; sleep 0.1; done
+		wait_for 5 grep -q fragmented fragment.txt
 	fi
 	port=$((port + 1))
 	cmd=(ibv_rc_pingpong -d "$DEV" -i 1 "${gopt[@]}" -n 1 -s $large -p "$port" -c)

@@ -25,6 +25,7 @@ check "ping $PEER_IP over ib0" ping -c 2 -W 5 "$PEER_IP"
 # until it is stopped (then only the client's status counts and the server must still be
 # running); "nolisten", a server that does not listen (it gets 3 s to set itself up).
 listening() { rdma res show cm_id 2>/dev/null | grep -c 'state LISTEN'; }
+more_listening() { [ "$(listening)" -gt "$1" ]; }
 pair() {
 	local name=$1 scmd=$2 ccmd=$3 flags=${4:-} rc pid n0 try
 	if [ "$CXLAB_NODE" = "$srv" ]; then
@@ -34,10 +35,7 @@ pair() {
 		if [[ $flags == *nolisten* ]]; then
 			sleep 3
 		else
-			for _ in $(seq 200); do
-				[ "$(listening)" -gt "$n0" ] && break
-				sleep 0.1
-			done
+			wait_for 20 more_listening "$n0"
 			check "$name: the server listens" test "$(listening)" -gt "$n0"
 			sleep 0.2
 		fi
@@ -48,7 +46,7 @@ pair() {
 			wait $pid
 			rc=0
 		else
-			for _ in $(seq 300); do kill -0 $pid 2>/dev/null || break; sleep 0.1; done
+			wait_for 30 exited $pid
 			kill $pid 2>/dev/null
 			wait $pid
 			rc=$?
@@ -100,11 +98,9 @@ if [ "$CXLAB_NODE" != "$srv" ]; then
 fi
 
 meet end
+kernel_qps_only() { [ "$(rdma res show qp | grep -vcE 'comm \[(ib_ipoib|ib_core|cxib)\]')" = 0 ]; }
 left() { # no QP but ib_ipoib's, the MAD layer's and cxib's UMR QP once the tools are gone
-	for _ in $(seq 100); do
-		[ "$(rdma res show qp | grep -vcE 'comm \[(ib_ipoib|ib_core|cxib)\]')" = 0 ] && return 0
-		sleep 0.1
-	done
+	wait_for 10 kernel_qps_only && return 0
 	rdma res show qp
 	return 1
 }

@@ -26,12 +26,8 @@ modprobe ib_umad 2>/dev/null
 modprobe ib_uverbs 2>/dev/null
 
 # ---- the port as opensm left it ------------------------------------------------------------
-st=
-for _ in $(seq 600); do
-	st=$(cat $sys/ports/1/state 2>/dev/null)
-	[ "$st" = "4: ACTIVE" ] && break
-	sleep 0.1
-done
+wait_for 60 port_active $sys
+st=$(cat $sys/ports/1/state 2>/dev/null)
 check "port 1 ACTIVE (set by the SM)" test "$st" = "4: ACTIVE"
 lid=$(($(cat $sys/ports/1/lid)))
 smlid=$(($(cat $sys/ports/1/sm_lid)))

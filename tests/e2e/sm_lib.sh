@@ -44,6 +44,7 @@ EOF
 }
 
 sm_pid() { pgrep -f "opensm .*-F /etc/opensm/${1:-lab}.conf" | head -n1; }
+sm_running() { [ -n "$(sm_pid "$1")" ]; }
 
 sm_start() {
 	local prio=${1:-10} name=${2:-lab} guid
@@ -52,10 +53,7 @@ sm_start() {
 	[ -n "$guid" ] || { echo "sm_start: no $SM_DEV port 1 GID" >&2; return 1; }
 	sm_conf "$name" "$prio"
 	opensm -B -F /etc/opensm/"$name".conf -g 0x"$guid" >/dev/null 2>&1 || return 1
-	for _ in $(seq 50); do
-		[ -n "$(sm_pid "$name")" ] && return 0
-		sleep 0.1
-	done
+	wait_for 5 sm_running "$name" && return 0
 	echo "sm_start: opensm did not start; see /var/log/opensm-$name.log" >&2
 	return 1
 }
@@ -65,10 +63,7 @@ sm_stop() {
 	pid=$(sm_pid "$name")
 	[ -n "$pid" ] || return 0
 	kill "$pid"
-	for _ in $(seq 50); do
-		kill -0 "$pid" 2>/dev/null || return 0
-		sleep 0.1
-	done
+	wait_for 5 exited "$pid" && return 0
 	kill -9 "$pid" 2>/dev/null
 }
 
@@ -82,15 +77,7 @@ sm_ensure() {
 	sm_start "$prio" lab
 }
 
-sm_wait_active() {
-	local n=$((${1:-60} * 10)) st
-	for _ in $(seq $n); do
-		st=$(cat /sys/class/infiniband/"$SM_DEV"/ports/1/state 2>/dev/null)
-		[ "$st" = "4: ACTIVE" ] && return 0
-		sleep 0.1
-	done
-	return 1
-}
+sm_wait_active() { wait_for "${1:-60}" port_active /sys/class/infiniband/"$SM_DEV"; }
 
 # shellcheck source=check.sh
 . /cxlab/e2e/check.sh

@@ -36,7 +36,7 @@ for round in 1 2; do
 	check "device unbound after rmmod" bash -c "! test -e /sys/bus/pci/devices/$dev/driver"
 	check "modprobe cxib (round $round)" modprobe cxib
 	check "cxib bound again" bound
-	for _ in $(seq 50); do [ -e $ib ] && break; sleep 0.1; done
+	wait_for 5 test -e $ib
 	check "cxib_0 back" test -e $ib
 done
 

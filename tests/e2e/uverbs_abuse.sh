@@ -22,10 +22,7 @@ out=${CXLAB_RESULTS:-/tmp}/uabuse.txt
 dmesg_before=$(dmesg | wc -l)
 
 modprobe ib_uverbs 2>/dev/null
-for _ in $(seq 300); do
-	[ "$(cat /sys/class/infiniband/$dev/ports/1/state 2>/dev/null)" = "4: ACTIVE" ] && break
-	sleep 0.1
-done
+wait_for 30 port_active /sys/class/infiniband/$dev
 check "$dev port 1 ACTIVE" grep -q ACTIVE /sys/class/infiniband/$dev/ports/1/state
 check "uabuse is on the share (make kmod-path builds it)" test -x "$prog"
 uv=$(basename "$(ls -d /sys/class/infiniband/$dev/device/infiniband_verbs/uverbs* 2>/dev/null |

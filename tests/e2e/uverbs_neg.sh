@@ -52,6 +52,11 @@ cd "$CXLAB_RESULTS" || exit 1
 # on the share next to the scenarios.
 # shellcheck source=lib.sh
 . /cxlab/e2e/lib.sh
+# qps_of_tool_gone TOOL: no QP of ib_TOOL left (what is left stays in $left)
+qps_of_tool_gone() {
+	left=$(rdma res show qp 2>/dev/null | grep "comm ib_$1")
+	[ -z "$left" ]
+}
 
 e2e_setup || { E2E_SETUP_FAIL=1; echo "FAIL setup: $E2E_SETUP_REASON"; e2e_finish uverbs_neg; exit 1; }
 port=$E2E_PORT
@@ -181,11 +186,7 @@ kill_case() { # CASE VICTIM(server|client) TOOL WANT
 		{ wait $pid; } 2>/dev/null
 		rc=$?
 		left=
-		for _ in $(seq 20); do
-			left=$(rdma res show qp 2>/dev/null | grep "comm ib_$tool")
-			[ -z "$left" ] && break
-			sleep 0.5
-		done
+		WAIT_POLL=0.5 wait_for 10 qps_of_tool_gone "$tool"
 		if [ "$(cat "$c.killed")" != killed ]; then
 			e2e_result "$c" FAIL "victim: $(e2e_lasterr "$c.out") ($(cat "$c.killed"))" $((SECONDS - t0))
 		elif [ -n "$left" ]; then
