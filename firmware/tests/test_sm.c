@@ -179,7 +179,9 @@ TEST(sm_port_info_invalid_values_change_nothing)
 	CHECK_EQ(get_for_set(t, pi), 0);
 	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		memcpy(bad, pi, sizeof(bad));
-		CXIB_SET(bad, 0, 31, 16, 0x1234);	/* M_Key (dword 0) would change too */
+		/* the M_Key would change too */
+		CXIB_SET64(bad, CXIB_SMP_PORT_INFO_MKEY,
+			   CXIB_GET64(pi, CXIB_SMP_PORT_INFO_MKEY) ^ 0x1234000000000000ull);
 		CXIB_SET(bad, cases[i].dw, cases[i].hi, cases[i].lo, cases[i].v);
 		CHECK_EQ(drv_smp(t, SET, CXIB_SMP_ATTR_PORT_INFO, 1, IGN, bad), INVALID);
 		CHECK_EQ(get_for_set(t, now), 0);

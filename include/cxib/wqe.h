@@ -127,6 +127,7 @@ CXIB_STATIC_ASSERT(sizeof(struct cxib_wqe_raddr_seg) == 16);
 
 #define CXIB_WQE_RADDR_RADDR			0, 63, 0, struct cxib_wqe_raddr_seg
 #define CXIB_WQE_RADDR_RKEY			2, 31, 0, struct cxib_wqe_raddr_seg
+#define CXIB_WQE_RADDR_RESERVED_AT_60		3, 31, 0, struct cxib_wqe_raddr_seg
 
 /* ---- Atomic segments ----------------------------------------------------------------- */
 
@@ -196,6 +197,7 @@ struct cxib_wqe_av {
 CXIB_STATIC_ASSERT(sizeof(struct cxib_wqe_av) == CXIB_WQE_AV_SIZE);
 
 #define CXIB_WQE_AV_QKEY			0, 31, 0, struct cxib_wqe_av
+#define CXIB_WQE_AV_RESERVED_AT_20		1, 31, 0, struct cxib_wqe_av
 /* extended AV: always 1 */
 #define CXIB_WQE_AV_EXT				2, 31, 31, struct cxib_wqe_av
 #define CXIB_WQE_AV_DQPN			2, 23, 0, struct cxib_wqe_av

@@ -159,7 +159,7 @@ static void rdma_write_and_read(struct kunit *test)
 	expect_ctrl(test, w, 1, CXIB_WQE_OPCODE_RDMA_WRITE, 3, CXIB_WQE_CTRL_CE_CQE_ALWAYS);
 	KUNIT_EXPECT_EQ(test, CXIB_GET64(w + 16, CXIB_WQE_RADDR_RADDR), 0x8000000000000010ull);
 	KUNIT_EXPECT_EQ(test, CXIB_GET(w + 16, CXIB_WQE_RADDR_RKEY), 0xcafe);
-	KUNIT_EXPECT_EQ(test, CXIB_GET(w + 16, 3, 31, 0), 0);	/* reserved */
+	KUNIT_EXPECT_EQ(test, CXIB_GET(w + 16, CXIB_WQE_RADDR_RESERVED_AT_60), 0);
 	expect_data(test, w + 32, 64, 9, 0x4000);
 
 	rw.wr.opcode = IB_WR_RDMA_READ;
@@ -235,7 +235,7 @@ static void ud_send_carries_address_vector(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, cxib_wqe_build_send(&p, &ud.wr, 9, w, &info), 5);
 	expect_ctrl(test, w, 9, CXIB_WQE_OPCODE_SEND, 5, CXIB_WQE_CTRL_CE_CQE_ON_ERROR);
 	KUNIT_EXPECT_EQ(test, CXIB_GET(av, CXIB_WQE_AV_QKEY), 0x80010000);
-	KUNIT_EXPECT_EQ(test, CXIB_GET(av, 1, 31, 0), 0);
+	KUNIT_EXPECT_EQ(test, CXIB_GET(av, CXIB_WQE_AV_RESERVED_AT_20), 0);
 	KUNIT_EXPECT_EQ(test, CXIB_GET(av, CXIB_WQE_AV_EXT), 1);
 	KUNIT_EXPECT_EQ(test, CXIB_GET(av, CXIB_WQE_AV_DQPN), 0x123456);
 	KUNIT_EXPECT_EQ(test, CXIB_GET(av, CXIB_WQE_AV_STAT_RATE), 0);
