@@ -39,6 +39,22 @@ void drv_reset(struct test_ctx *t)
 	drv_free_extras();
 }
 
+/* The host tests and the model benchmark share it: both link this file and fake.c. */
+bool test_recreate(struct test_ctx *t, const struct cxfw_config *cfg, uint64_t mem_base)
+{
+	struct cxfw_platform plat;
+
+	cxfw_destroy(t->dev);
+	t->dev = NULL;
+	fake_fini(&t->fk);
+	if (fake_init(&t->fk, mem_base, FAKE_MEM_SIZE))
+		return false;
+	fake_platform(&t->fk, &plat);
+	drv_reset(t);
+	t->dev = cxfw_create(cfg, &plat);
+	return t->dev != NULL;
+}
+
 void cmd_hdr(void *in, uint16_t opcode, uint16_t op_mod)
 {
 	CXIB_SET(in, CXIB_CMD_IN_OPCODE, opcode);

@@ -46,21 +46,6 @@ void test_fail(struct test_ctx *t, const char *file, int line, const char *fmt, 
 	va_end(ap);
 }
 
-bool test_recreate(struct test_ctx *t, const struct cxfw_config *cfg, uint64_t mem_base)
-{
-	struct cxfw_platform plat;
-
-	cxfw_destroy(t->dev);
-	t->dev = NULL;
-	fake_fini(&t->fk);
-	if (fake_init(&t->fk, mem_base, FAKE_MEM_SIZE))
-		return false;
-	fake_platform(&t->fk, &plat);
-	drv_reset(t);
-	t->dev = cxfw_create(cfg, &plat);
-	return t->dev != NULL;
-}
-
 static int by_name(const void *a, const void *b)
 {
 	const char *x = *(const char *const *)a, *y = *(const char *const *)b;

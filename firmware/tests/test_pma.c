@@ -354,6 +354,31 @@ TEST(pma_counts_ud_unicast_and_multicast_on_both_sides)
 	CHECK(eb.error_block_zero);
 }
 
+/*
+ * A receive of @dst posted on @b (node @rn), then a signaled 100-byte SEND of @src from @a
+ * (node @sn), pumped until the world is idle.  0, or -1 if a post failed or nothing moved.
+ */
+static int send_100(struct drv_world *w, struct drv_node *sn, struct drv_qp *a,
+		    const struct drv_mr *src, struct drv_node *rn, struct drv_qp *b,
+		    const struct drv_mr *dst)
+{
+	struct drv_sge r = { .addr = dst->va, .len = 4096, .lkey = dst->key };
+	struct drv_wr wr;
+
+	if (drv_post_recv(rn, b, &r, 1) < 0)
+		return -1;
+	memset(&wr, 0, sizeof(wr));
+	wr.opcode = CXIB_WQE_OPCODE_SEND;
+	wr.signaled = true;
+	wr.sg[0].addr = src->va;
+	wr.sg[0].len = 100;
+	wr.sg[0].lkey = src->key;
+	wr.nsg = 1;
+	if (drv_post_send(sn, a, &wr))
+		return -1;
+	return drv_pump(w) > 0 ? 0 : -1;
+}
+
 TEST(pma_counts_rc_requests_and_acks)
 {
 	/* one RC SEND of 100 bytes, one ACK back: LRH + BTH (+ AETH) + ICRC */
@@ -362,8 +387,6 @@ TEST(pma_counts_rc_requests_and_acks)
 	struct drv_world w;
 	struct drv_qp a, b;
 	struct drv_mr src, dst;
-	struct drv_sge r;
-	struct drv_wr wr;
 	struct cxib_cqe64 cqe;
 	struct pce ea, eb;
 
@@ -373,19 +396,7 @@ TEST(pma_counts_rc_requests_and_acks)
 	CHECK_EQ(drv_rc_pair(&w, CXIB_QPC_ST_RC, NULL, &a, &b), 0);
 	CHECK_EQ(drv_mr_alloc(&w.n[0], 4096, DRV_LR, &src), 0);
 	CHECK_EQ(drv_mr_alloc(&w.n[1], 4096, DRV_LR | DRV_LW, &dst), 0);
-	r.addr = dst.va;
-	r.len = 4096;
-	r.lkey = dst.key;
-	CHECK_EQ(drv_post_recv(&w.n[1], &b, &r, 1), 0);
-	memset(&wr, 0, sizeof(wr));
-	wr.opcode = CXIB_WQE_OPCODE_SEND;
-	wr.signaled = true;
-	wr.sg[0].addr = src.va;
-	wr.sg[0].len = 100;
-	wr.sg[0].lkey = src.key;
-	wr.nsg = 1;
-	CHECK_EQ(drv_post_send(&w.n[0], &a, &wr), 0);
-	CHECK(drv_pump(&w) > 0);
+	CHECK_EQ(send_100(&w, &w.n[0], &a, &src, &w.n[1], &b, &dst), 0);
 	CHECK_EQ(drv_poll(&w.n[0], w.cq[0], &cqe), 1);
 	CHECK_EQ(CXIB_GET(&cqe, CXIB_CQE_OPCODE), CXIB_CQE_OPCODE_REQ);
 	CHECK_EQ(pce_get(w.n[0].t, &ea), 0);
@@ -407,8 +418,6 @@ TEST(pma_loopback_inside_the_device_is_not_counted)
 	struct drv_world w;
 	struct drv_qp a, b;
 	struct drv_mr src, dst;
-	struct drv_sge r;
-	struct drv_wr wr;
 	struct cxib_cqe64 cqe;
 	struct cxfw_stats st;
 	struct pce e;
@@ -418,19 +427,7 @@ TEST(pma_loopback_inside_the_device_is_not_counted)
 	CHECK_EQ(drv_rc_pair(&w, CXIB_QPC_ST_RC, NULL, &a, &b), 0);
 	CHECK_EQ(drv_mr_alloc(&w.n[0], 4096, DRV_LR | DRV_LW, &src), 0);
 	CHECK_EQ(drv_mr_alloc(&w.n[0], 4096, DRV_LR | DRV_LW, &dst), 0);
-	r.addr = dst.va;
-	r.len = 4096;
-	r.lkey = dst.key;
-	CHECK_EQ(drv_post_recv(&w.n[0], &b, &r, 1), 0);
-	memset(&wr, 0, sizeof(wr));
-	wr.opcode = CXIB_WQE_OPCODE_SEND;
-	wr.signaled = true;
-	wr.sg[0].addr = src.va;
-	wr.sg[0].len = 100;
-	wr.sg[0].lkey = src.key;
-	wr.nsg = 1;
-	CHECK_EQ(drv_post_send(&w.n[0], &a, &wr), 0);
-	CHECK(drv_pump(&w) > 0);
+	CHECK_EQ(send_100(&w, &w.n[0], &a, &src, &w.n[0], &b, &dst), 0);
 	CHECK_EQ(drv_poll(&w.n[0], w.cq[0], &cqe), 1);
 	CHECK_EQ(drv_poll(&w.n[0], w.cq[0], &cqe), 1);		/* send and receive done */
 	cxfw_get_stats(t->dev, &st);

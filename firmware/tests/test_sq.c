@@ -1047,6 +1047,30 @@ TEST(sq_fast_register_through_a_page_list_in_memory_then_read)
 #define SQ_TBL_PAGES	16
 
 /*
+ * An RDMA READ of @len bytes at @va through @rkey into @dst, on @e's QP: it completes and
+ * reads @want.  @got: @len bytes of scratch.
+ */
+static void sq_read_compare(struct test_ctx *t, struct sq_env *e, uint32_t rkey, uint64_t va,
+			    const struct drv_mr *dst, const uint8_t *want, uint8_t *got,
+			    uint32_t len)
+{
+	struct cxib_cqe64 cqe;
+	struct drv_wr wr;
+	int si;
+
+	wr = sq_wr(CXIB_WQE_OPCODE_RDMA_READ, true);
+	wr.raddr = va;
+	wr.rkey = rkey;
+	wr.sg[wr.nsg++] = sq_sge(dst, 0, len);
+	si = drv_post_send(e->n, &e->a, &wr);
+	drv_pump(&e->w);
+	CHECK_EQ(drv_poll(e->n, e->cq, &cqe), 1);
+	sq_check_req(t, &cqe, e->a.qpn, (uint16_t)si, CXIB_WQE_OPCODE_RDMA_READ);
+	drv_mem_read(e->n, dst->pa, got, len);
+	CHECK(!memcmp(got, want, len));
+}
+
+/*
  * The UMR QP (service type REG_UMR, any PD) loads a free key's table in two pieces, the
  * second at an octoword offset (TRANSLATION_OFFSET_EN), and the last piece enables the key;
  * a READ through it finds every page where the table says.  A load into the valid key with
@@ -1065,12 +1089,10 @@ TEST(sq_umr_qp_loads_a_table_in_pieces_then_enables_the_key)
 	struct cxib_cqe64 cqe;
 	struct drv_mr list, dst;
 	struct drv_qp umr;
-	struct drv_wr wr;
 	struct sq_env e;
 	uint32_t key, key2;
 	uint16_t u1, u2;
 	unsigned int i;
-	int si;
 
 	CHECK_EQ(sq_env_init(t, &e, NULL), 0);
 	drv_qp_init_defaults(&ia, CXIB_QPC_ST_REG_UMR, e.cq);
@@ -1103,16 +1125,7 @@ TEST(sq_umr_qp_loads_a_table_in_pieces_then_enables_the_key)
 	sq_check_req(t, &cqe, umr.qpn, u2, CXIB_WQE_OPCODE_UMR);
 	CHECK(!e.n->t->dev->mkeys[CXIB_MKEY_INDEX(key)]->free);
 
-	wr = sq_wr(CXIB_WQE_OPCODE_RDMA_READ, true);
-	wr.raddr = va;
-	wr.rkey = key;
-	wr.sg[wr.nsg++] = sq_sge(&dst, 0, sizeof(got));
-	si = drv_post_send(e.n, &e.a, &wr);
-	drv_pump(&e.w);
-	CHECK_EQ(drv_poll(e.n, e.cq, &cqe), 1);
-	sq_check_req(t, &cqe, e.a.qpn, (uint16_t)si, CXIB_WQE_OPCODE_RDMA_READ);
-	drv_mem_read(e.n, dst.pa, got, sizeof(got));
-	CHECK(!memcmp(got, want, sizeof(got)));
+	sq_read_compare(t, &e, key, va, &dst, want, got, sizeof(got));
 
 	/* the key is valid now: another first load (CHECK_NOT_FREE) is refused */
 	u1 = sq_post_umr_ptr(e.n, &umr, key, CXIB_UMR_CHECK_NOT_FREE, 0, 0, 0, 0, pages, 2,
@@ -1143,13 +1156,11 @@ TEST(sq_umr_qp_without_pd_loads_mlx5_style_entries_through_a_key_of_another_pd)
 	struct cxib_cqe64 cqe;
 	struct drv_mr list, dst;
 	struct drv_qp umr, bad;
-	struct drv_wr wr;
 	struct sq_env e;
 	__be32 out[4];
 	unsigned int i;
 	uint32_t key;
 	uint16_t u;
-	int si;
 
 	CHECK_EQ(sq_env_init(t, &e, NULL), 0);
 	drv_qp_init_defaults(&ia, CXIB_QPC_ST_RC, e.cq);
@@ -1189,16 +1200,7 @@ TEST(sq_umr_qp_without_pd_loads_mlx5_style_entries_through_a_key_of_another_pd)
 	sq_check_req(t, &cqe, umr.qpn, u, CXIB_WQE_OPCODE_UMR);
 	CHECK(!e.n->t->dev->mkeys[CXIB_MKEY_INDEX(key)]->free);
 	/* the enables are not part of the address: a READ through the key gets the pages */
-	wr = sq_wr(CXIB_WQE_OPCODE_RDMA_READ, true);
-	wr.raddr = va;
-	wr.rkey = key;
-	wr.sg[wr.nsg++] = sq_sge(&dst, 0, sizeof(got));
-	si = drv_post_send(e.n, &e.a, &wr);
-	drv_pump(&e.w);
-	CHECK_EQ(drv_poll(e.n, e.cq, &cqe), 1);
-	sq_check_req(t, &cqe, e.a.qpn, (uint16_t)si, CXIB_WQE_OPCODE_RDMA_READ);
-	drv_mem_read(e.n, dst.pa, got, sizeof(got));
-	CHECK(!memcmp(got, want, sizeof(got)));
+	sq_read_compare(t, &e, key, va, &dst, want, got, sizeof(got));
 	/* no PD reference to drop: destroying it leaves the node's PD as it was */
 	CHECK_EQ(cmd_simple(e.n->t, CXIB_CMD_OP_DESTROY_QP, 0, umr.qpn, 0, out, sizeof(out)), 0);
 	CHECK_EQ(e.n->t->dev->pd_refs[0], 0);
