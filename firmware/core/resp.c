@@ -1190,6 +1190,7 @@ static void cxfw_resp_rx_ud(struct cxfw_dev *dev, struct cxfw_qp *qp, const stru
 	w = cxfw_resp_get_wqe(dev, qp);
 	if (w == CXFW_WQE_NONE) {
 		cxfw_stat_add(dev, &dev->stats.out_of_buffer, 1);
+		cxfw_wire_vl15_dropped(dev, p);		/* an SMP with no buffer for it */
 		return;
 	}
 	if (w == CXFW_WQE_BAD) {
@@ -1226,8 +1227,10 @@ void cxfw_resp_rx(struct cxfw_dev *dev, struct cxfw_qp *qp, const struct cxfw_pk
 	uint8_t s = cxfw_resp_qp_state(dev, qp), tr = CXIB_BTH_OP_CLASS(p->opcode);
 
 	if (s != CXIB_QPC_STATE_RTR && s != CXIB_QPC_STATE_RTS && s != CXIB_QPC_STATE_SQD &&
-	    s != CXIB_QPC_STATE_SQER)
+	    s != CXIB_QPC_STATE_SQER) {
+		cxfw_wire_vl15_dropped(dev, p);		/* QP0 not receiving yet */
 		return;
+	}
 	if (p->paylen && !p->payload)
 		return;
 	switch (qp->st) {

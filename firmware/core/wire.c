@@ -517,10 +517,20 @@ void cxfw_wire_send_traps(struct cxfw_dev *dev, uint64_t now)
 
 /* ---- Receive ------------------------------------------------------------------------------ */
 
+void cxfw_wire_vl15_dropped(struct cxfw_dev *dev, const struct cxfw_pkt *p)
+{
+	if (p->loopback || p->vl != CXIB_VL_SMP || p->port < 1 || p->port > dev->cfg.num_ports)
+		return;
+	pthread_mutex_lock(&dev->lock);
+	cxfw_pma_add(&dev->ports[p->port - 1].pma.vl15_dropped, 1);
+	pthread_mutex_unlock(&dev->lock);
+}
+
 /*
  * Drop @p, counting it in pkts_dropped and @extra.  From the cable, a @malformed packet
  * (header fields that contradict each other: IBTA's malformed packet errors) counts in
- * PortRcvErrors; any other VL15 packet in VL15Dropped.
+ * PortRcvErrors.  Other drops (addressing, port state) are in no PMA counter: VL15Dropped
+ * is for packets the port had no resources for (cxfw_wire_vl15_dropped).
  */
 static void cxfw_wire_drop_pkt(struct cxfw_dev *dev, uint64_t *extra, bool malformed,
 			       const struct cxfw_pkt *p, const char *why)
@@ -533,8 +543,6 @@ static void cxfw_wire_drop_pkt(struct cxfw_dev *dev, uint64_t *extra, bool malfo
 		(*extra)++;
 	if (!p->loopback && malformed)
 		cxfw_pma_add(&c->rcv_errors, 1);
-	else if (!p->loopback && p->vl == CXIB_VL_SMP)
-		cxfw_pma_add(&c->vl15_dropped, 1);
 	pthread_mutex_unlock(&dev->lock);
 	cxfw_log(dev, CXFW_LOG_DEBUG,
 		 "cxfw: port %u: dropped %spacket 0x%02x LID 0x%x->0x%x QP 0x%x PSN 0x%x: %s",
@@ -664,6 +672,8 @@ static void cxfw_wire_unicast(struct cxfw_dev *dev, const struct cxfw_wire_port 
 	/* special QPs are reached as QP0 / QP1 only, never by their own number */
 	if (!qp || (!special && (qp->st == CXIB_QPC_ST_QP0 || qp->st == CXIB_QPC_ST_QP1))) {
 		cxfw_wire_drop(dev, NULL, p, "no such QP");
+		if (p->dqpn == CXIB_QP0)
+			cxfw_wire_vl15_dropped(dev, p);	/* no QP0 to take it yet */
 		return;
 	}
 	if (!cxfw_wire_class_ok(p->opcode, qp->st)) {

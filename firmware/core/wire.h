@@ -106,6 +106,13 @@ bool cxfw_wire_port_busy(struct cxfw_dev *dev, unsigned int port);
 /* Deliver looped-back packets queued by cxfw_wire_send().  Worker. */
 void cxfw_wire_process(struct cxfw_dev *dev);
 
+/*
+ * Count @p in its port's VL15Dropped if it is a VL15 packet from the cable: a subnet
+ * management packet the port had no resources for (no QP0, QP0 not receiving, no receive
+ * WQE on it), IBTA vol 1 16.1.3.5.  Lock not held.
+ */
+void cxfw_wire_vl15_dropped(struct cxfw_dev *dev, const struct cxfw_pkt *p);
+
 /* Send the SMA's traps that are due at @now (cxfw_sma_next_trap), VL15 from QP0.  Worker. */
 void cxfw_wire_send_traps(struct cxfw_dev *dev, uint64_t now);
 

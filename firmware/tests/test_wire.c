@@ -1159,6 +1159,37 @@ static unsigned int env_attach(struct test_ctx *t, uint32_t qpn, const uint8_t *
 	return drv_run(t, in, sizeof(in), out, sizeof(out));
 }
 
+/*
+ * VL15Dropped counts the SMPs the port had no room for (IBTA vol 1 16.1.3.5: resource
+ * limitations): no QP0, or a QP0 that does not receive.  An SMP to another port's LID is
+ * dropped for its address and counted nowhere in the PMA.
+ */
+TEST(wire_vl15_dropped_counts_smps_the_port_had_no_room_for)
+{
+	struct cxfw_pkt p;
+	struct wire_env e;
+	uint32_t qp0;
+
+	CHECK(wire_dev(t, true));
+	cxfw_port_link(t->dev, 1, true);
+	CHECK_EQ(env_setup(t, &e), 0);
+	p = pkt_to(CXIB_BTH_OP_UD_SEND_ONLY, MY_LID + 1, CXIB_QP0);
+	rx(t, &p);
+	CHECK_EQ(stats(t).pkts_dropped, 1);
+	CHECK_EQ(t->dev->ports[0].pma.vl15_dropped, 0);
+	p = pkt_to(CXIB_BTH_OP_UD_SEND_ONLY, MY_LID, CXIB_QP0);
+	rx(t, &p);
+	CHECK_EQ(t->dev->ports[0].pma.vl15_dropped, 1);
+	/* a QP0 still in RST */
+	CHECK_EQ(env_qp(t, &e, CXIB_QPC_ST_QP0, 4, &qp0), 0);
+	rx(t, &p);
+	CHECK_EQ(t->dev->ports[0].pma.vl15_dropped, 2);
+	/* QP1's GMPs travel on a data VL: not VL15 drops, whatever happens to them */
+	p = pkt_to(CXIB_BTH_OP_UD_SEND_ONLY, MY_LID, CXIB_QP1);
+	rx(t, &p);
+	CHECK_EQ(t->dev->ports[0].pma.vl15_dropped, 2);
+}
+
 TEST(wire_receive_needs_an_existing_qp_of_the_opcodes_transport)
 {
 	uint32_t rc, uc, ud, qp1, qp0;
