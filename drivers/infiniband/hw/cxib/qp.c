@@ -965,15 +965,36 @@ int cxib_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 
 /* ---- destroy_qp ---------------------------------------------------------------------------- */
 
+/*
+ * The QP in RESET as far as posting goes: set under the RQ lock, then the SQ lock taken and
+ * released, so a post holding either lock has finished and every later one (both check
+ * the state under their lock) is refused.  qp->mutex held.
+ */
+static void cxib_qp_stop_posting(struct cxib_qp *qp)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&qp->rq.lock, flags);
+	WRITE_ONCE(qp->state, IB_QPS_RESET);
+	spin_unlock_irqrestore(&qp->rq.lock, flags);
+	spin_lock_irqsave(&qp->sq.lock, flags);
+	spin_unlock_irqrestore(&qp->sq.lock, flags);
+}
+
 /**
  * cxib_destroy_qp() - ib_device_ops.destroy_qp
  * @ibqp: the QP
  * @udata: NULL for kernel QPs
  *
- * Moves the QP to RESET (the device stops using its buffers), takes it out of the QP
- * table, destroys it, takes it off its CQs (dropping its CQEs still there), waits for event
- * handlers still running for it, and frees it.  If the living device refuses, the QP stays
- * as it was and the error is returned.  Sleeps.
+ * Refuses further posts (a post racing the destroy either ends before the buffers go or
+ * fails with -EINVAL), moves the QP to RESET (the device stops using its buffers), takes
+ * it out of the QP table, destroys it, takes it off its CQs (dropping its CQEs still
+ * there), waits for event handlers still running for it, and frees it.  If the living
+ * device refuses, the QP stays as it was and the error is returned.  Sleeps.
+ *
+ * The MAD layer is such a racer: ib_mad_port_close() destroys QP0 and QP1 while a receive
+ * completion of theirs may still be in ib_mad_recv_done(), which reposts when its
+ * process_mad (a MAD_IFC command) returns.
  *
  * Return: 0 or a negative errno.
  */
@@ -981,20 +1002,25 @@ int cxib_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 {
 	struct cxib_dev *dev = to_cxib_dev(ibqp->device);
 	struct cxib_qp *qp = to_cxib_qp(ibqp);
-	int err;
+	enum ib_qp_state was;
+	int err, reset_err = 0;
 
 	mutex_lock(&qp->mutex);
-	if (qp->state != IB_QPS_RESET) {
-		err = cxib_cmd_modify_qp(dev, CXIB_CMD_OP_2RST_QP, qp->qpn, 0, NULL);
-		if (err && !cxib_dev_dead(dev))
+	was = qp->state;
+	cxib_qp_stop_posting(qp);
+	if (was != IB_QPS_RESET) {
+		reset_err = cxib_cmd_modify_qp(dev, CXIB_CMD_OP_2RST_QP, qp->qpn, 0, NULL);
+		if (reset_err && !cxib_dev_dead(dev))
 			ibdev_dbg(&dev->ibdev, "QP %u: 2RST before destroy failed: %d\n",
-				  qp->qpn, err);
+				  qp->qpn, reset_err);
 	}
 	xa_erase_irq(&dev->qps, qp->qpn);
 	err = cxib_cmd_destroy_qp(dev, qp->qpn);
 	if (err && !cxib_dev_dead(dev)) {
 		ibdev_dbg(&dev->ibdev, "DESTROY_QP %u failed: %d\n", qp->qpn, err);
 		if (!xa_insert_irq(&dev->qps, qp->qpn, qp, GFP_KERNEL)) {
+			if (reset_err)
+				WRITE_ONCE(qp->state, was);	/* still where it was */
 			mutex_unlock(&qp->mutex);
 			return err;
 		}

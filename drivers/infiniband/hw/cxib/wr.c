@@ -575,6 +575,12 @@ int cxib_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 		return -EINVAL;
 	}
 	spin_lock_irqsave(&sq->lock, flags);
+	/* again under the lock: cxib_destroy_qp() frees the ring once no post holds it */
+	if (READ_ONCE(qp->state) == IB_QPS_RESET) {
+		spin_unlock_irqrestore(&sq->lock, flags);
+		*bad_wr = wr;
+		return -EINVAL;
+	}
 	for (; wr; wr = wr->next, nreq++) {
 		if (sq->wr_head - READ_ONCE(sq->wr_tail) >= sq->max_wr) {
 			err = -ENOMEM;
@@ -660,11 +666,17 @@ int cxib_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
 	unsigned long flags;
 	int err = 0;
 
-	if (unlikely(qp->uq) || qp->srq || READ_ONCE(qp->state) == IB_QPS_RESET) {
+	if (unlikely(qp->uq) || qp->srq) {
 		*bad_wr = wr;
 		return -EINVAL;
 	}
 	spin_lock_irqsave(&rq->lock, flags);
+	/* under the lock: cxib_destroy_qp() frees the ring once no post holds it */
+	if (READ_ONCE(qp->state) == IB_QPS_RESET) {
+		spin_unlock_irqrestore(&rq->lock, flags);
+		*bad_wr = wr;
+		return -EINVAL;
+	}
 	for (; wr; wr = wr->next, nreq++) {
 		if (rq->head - READ_ONCE(rq->tail) >= rq->max_wr) {
 			err = -ENOMEM;
