@@ -125,6 +125,25 @@ static int ml_process(struct ml_ctx *c, int flags, const struct ib_wc *wc)
 				       &c->out_size, &c->pkey_index);
 }
 
+/*
+ * While the device unregisters (CXIB_DEV_IB_ACTIVE clear) a MAD is dropped at once, not
+ * sent to the SMA; registered, the same SMP is answered again.
+ */
+static void unregistering_device_drops_mads(struct kunit *test)
+{
+	struct ml_ctx *c = test->priv;
+	int ret;
+
+	ml_build_dr_local(c, IB_MGMT_METHOD_GET, be16_to_cpu(IB_SMP_ATTR_NODE_INFO));
+	clear_bit(CXIB_DEV_IB_ACTIVE, &ml_dev->flags);
+	ret = ml_process(c, 0, &c->wc);
+	set_bit(CXIB_DEV_IB_ACTIVE, &ml_dev->flags);
+	KUNIT_EXPECT_EQ(test, ret, IB_MAD_RESULT_FAILURE);
+	KUNIT_EXPECT_EQ(test, c->out->mad_hdr.method, 0);	/* nothing written */
+	ret = ml_process(c, 0, &c->wc);
+	KUNIT_EXPECT_EQ(test, ret, IB_MAD_RESULT_SUCCESS | IB_MAD_RESULT_REPLY);
+}
+
 /* opensm's first SMP: its own NodeInfo, directed route hop 0. */
 static void dr_nodeinfo_hop0_replies(struct kunit *test)
 {
@@ -367,6 +386,7 @@ static struct kunit_case cxib_mad_live_cases[] = {
 	KUNIT_CASE(pma_classportinfo_internal_replies),
 	KUNIT_CASE(subnset_sm_move_raises_sm_change),
 	KUNIT_CASE(node_desc_reaches_the_sma),
+	KUNIT_CASE(unregistering_device_drops_mads),
 	{}
 };
 

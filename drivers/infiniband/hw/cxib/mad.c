@@ -426,6 +426,13 @@ int cxib_process_mad(struct ib_device *ibdev, int mad_flags, u32 port_num,
 	if (port_num < 1 || port_num > ibdev->phys_port_cnt ||
 	    WARN_ON_ONCE(*out_mad_size < sizeof(*out_mad)))
 		return IB_MAD_RESULT_FAILURE;
+	/*
+	 * Unregistering: drop the MAD rather than wait for a MAD_IFC.  ib_mad_recv_done()
+	 * reposts its receive buffer after this returns, racing ib_mad_port_close()'s destroy
+	 * of the QP; not sleeping here keeps that window to the repost itself.
+	 */
+	if (!test_bit(CXIB_DEV_IB_ACTIVE, &dev->flags))
+		return IB_MAD_RESULT_FAILURE;
 
 	if (!in_wc || (mad_flags & IB_MAD_IGNORE_MKEY))
 		op_mod |= CXIB_MAD_IFC_IGNORE_MKEY;
