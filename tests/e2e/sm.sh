@@ -168,7 +168,13 @@ if [ "$me" = "$srv" ]; then
 else
 	ibping -S >ibping-server.txt 2>&1 &
 	srvpid=$!
-	sleep 1
+	# ready once it answers a ping of this node's own: its MAD agent is registered
+	answers() { ibping -c 1 "$lid" 2>/dev/null | grep -q '^Pong from'; }
+	if wait_for 30 answers; then
+		echo "ibping -S answers its own node"
+	else
+		echo "ibping -S did not answer its own node within 30 s"
+	fi
 	touch ibping.ready
 	check "ibping -S answered until node1 was done" wait_file "$PEERDIR/ibping.done" 120
 	kill $srvpid 2>/dev/null
