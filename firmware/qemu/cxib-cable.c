@@ -64,11 +64,12 @@ struct CxibCable {
 	uint8_t *rxbuf;
 	size_t rxlen;
 	uint64_t peer_guid;
-	QemuMutex tx_lock;		/* conn_fd, link_up, txbuf/txlen, lb_queue */
+	QemuMutex tx_lock;		/* conn_fd, link_up, txbuf/txlen, lb_queue, stats */
 	int conn_fd;
 	bool link_up;			/* HELLO received on conn_fd */
 	uint8_t *txbuf;
 	size_t txlen;
+	CxibCableStats stats;
 
 	/* Loopback plug: packets the port sent, waiting to arrive on it again. */
 	GQueue lb_queue;
@@ -118,7 +119,25 @@ static bool cxib_cable_queue_locked(CxibCable *c, const uint8_t *hdr, const void
 		       total - sent);
 		c->txlen += total - sent;
 	}
+	c->stats.tx_queued = c->txlen;
+	c->stats.tx_queued_peak = MAX(c->stats.tx_queued_peak, c->txlen);
 	return true;
+}
+
+/* One packet of @len bytes left the port (tx_lock held). */
+static void cxib_cable_count_tx_locked(CxibCable *c, size_t len)
+{
+	c->stats.tx_pkts++;
+	c->stats.tx_bytes += len;
+}
+
+/* One packet of @len bytes goes to the device (worker). */
+static void cxib_cable_count_rx(CxibCable *c, size_t len)
+{
+	qemu_mutex_lock(&c->tx_lock);
+	c->stats.rx_pkts++;
+	c->stats.rx_bytes += len;
+	qemu_mutex_unlock(&c->tx_lock);
 }
 
 /* One packet on the loopback plug. */
@@ -140,7 +159,10 @@ static int cxib_cable_loopback_send(CxibCable *c, const void *pkt, size_t len)
 		memcpy(p->data, pkt, len);
 		g_queue_push_tail(&c->lb_queue, p);
 		queued = true;
+		cxib_cable_count_tx_locked(c, len);
 		cxib_capture_packet(c->capture, CXIB_CAPTURE_SENT, pkt, len);
+	} else {
+		c->stats.tx_drop_full++;
 	}
 	qemu_mutex_unlock(&c->tx_lock);
 	if (!queued) {
@@ -164,6 +186,7 @@ static void cxib_cable_loopback_deliver(CxibCable *c)
 	qemu_mutex_unlock(&c->tx_lock);
 	while ((p = g_queue_pop_head(&batch))) {
 		trace_cxib_pci_cable_rx(c->port, p->len);
+		cxib_cable_count_rx(c, p->len);
 		cxib_capture_packet(c->capture, CXIB_CAPTURE_RECEIVED, p->data, p->len);
 		c->ops.receive(c->opaque, p->data, p->len);
 		g_free(p);
@@ -185,6 +208,9 @@ int cxib_cable_send(CxibCable *c, const void *pkt, size_t len)
 	bool queued = false, backlog = false;
 
 	if (!len || len > CXIB_CABLE_MAX_PAYLOAD) {
+		qemu_mutex_lock(&c->tx_lock);
+		c->stats.tx_drop_bad++;
+		qemu_mutex_unlock(&c->tx_lock);
 		trace_cxib_pci_cable_tx_drop(len, "bad packet length");
 		return -1;
 	}
@@ -192,11 +218,17 @@ int cxib_cable_send(CxibCable *c, const void *pkt, size_t len)
 		return cxib_cable_loopback_send(c, pkt, len);
 	cxib_cable_hdr(hdr, CXIB_CABLE_PACKET, len);
 	qemu_mutex_lock(&c->tx_lock);
-	if (c->link_up) {
-		queued = cxib_cable_queue_locked(c, hdr, pkt, len);
+	if (!c->link_up) {
+		c->stats.tx_drop_down++;
+	} else if (cxib_cable_queue_locked(c, hdr, pkt, len)) {
+		queued = true;
 		backlog = c->txlen != 0;
-		if (queued)
-			cxib_capture_packet(c->capture, CXIB_CAPTURE_SENT, pkt, len);
+		cxib_cable_count_tx_locked(c, len);
+		cxib_capture_packet(c->capture, CXIB_CAPTURE_SENT, pkt, len);
+	} else if (c->conn_fd >= 0) {
+		c->stats.tx_drop_full++;
+	} else {
+		c->stats.tx_drop_down++;
 	}
 	qemu_mutex_unlock(&c->tx_lock);
 	if (!queued) {
@@ -218,8 +250,30 @@ bool cxib_cable_busy(CxibCable *c)
 		busy = g_queue_get_length(&c->lb_queue) >= CXIB_CABLE_LOOPBACK_HIGH_WATER;
 	else
 		busy = c->link_up && c->txlen >= CXIB_CABLE_TX_HIGH_WATER;
+	c->stats.busy += busy;
 	qemu_mutex_unlock(&c->tx_lock);
 	return busy;
+}
+
+void cxib_cable_get_stats(CxibCable *c, CxibCableStats *st)
+{
+	qemu_mutex_lock(&c->tx_lock);
+	*st = c->stats;
+	qemu_mutex_unlock(&c->tx_lock);
+}
+
+char *cxib_cable_stats_format(const CxibCableStats *st)
+{
+	return g_strdup_printf("tx_pkts=%" PRIu64 " tx_bytes=%" PRIu64 " rx_pkts=%" PRIu64
+			       " rx_bytes=%" PRIu64 " tx_drop_down=%" PRIu64
+			       " tx_drop_full=%" PRIu64 " tx_drop_bad=%" PRIu64
+			       " tx_lost_bytes=%" PRIu64 " busy=%" PRIu64 " tx_queued=%" PRIu64
+			       " tx_queued_peak=%" PRIu64 " links_up=%" PRIu64
+			       " links_down=%" PRIu64,
+			       st->tx_pkts, st->tx_bytes, st->rx_pkts, st->rx_bytes,
+			       st->tx_drop_down, st->tx_drop_full, st->tx_drop_bad,
+			       st->tx_lost_bytes, st->busy, st->tx_queued, st->tx_queued_peak,
+			       st->links_up, st->links_down);
 }
 
 /* Worker: forget the connection; @why is printed if the link was up or it is an error. */
@@ -231,9 +285,14 @@ static void cxib_cable_close(CxibCable *c, const char *why, bool protocol_error)
 	qemu_mutex_lock(&c->tx_lock);
 	fd = c->conn_fd;
 	was_up = c->link_up;
+	if (fd >= 0) {
+		c->stats.tx_lost_bytes += c->txlen;
+		c->stats.links_down += was_up;
+	}
 	c->conn_fd = -1;
 	c->link_up = false;
 	c->txlen = 0;
+	c->stats.tx_queued = 0;
 	qemu_mutex_unlock(&c->tx_lock);
 	if (fd < 0)
 		return;
@@ -307,6 +366,7 @@ static bool cxib_cable_frame(CxibCable *c, uint8_t type, const uint8_t *p, uint3
 		c->peer_guid = ldq_be_p(p + CXIB_CABLE_HELLO_OFF_GUID);
 		qemu_mutex_lock(&c->tx_lock);
 		c->link_up = true;
+		c->stats.links_up++;
 		qemu_mutex_unlock(&c->tx_lock);
 		c->ops.link(c->opaque, true);
 		trace_cxib_pci_cable_up(c->peer_guid);
@@ -319,6 +379,7 @@ static bool cxib_cable_frame(CxibCable *c, uint8_t type, const uint8_t *p, uint3
 		return false;
 	}
 	trace_cxib_pci_cable_rx(c->port, len);
+	cxib_cable_count_rx(c, len);
 	cxib_capture_packet(c->capture, CXIB_CAPTURE_RECEIVED, p, len);
 	c->ops.receive(c->opaque, p, len);
 	return true;
@@ -399,6 +460,7 @@ static void cxib_cable_flush(CxibCable *c)
 		if (n > 0) {
 			memmove(c->txbuf, c->txbuf + n, c->txlen - n);
 			c->txlen -= n;
+			c->stats.tx_queued = c->txlen;
 		} else if (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR) {
 			err = g_strerror(errno);
 		}

@@ -70,6 +70,23 @@ struct CxibCapture;
 /* A cable, a loopback plug or nothing; see cxib-cable.c for its threads and locks. */
 typedef struct CxibCable CxibCable;
 
+/*
+ * What crossed the port's end of the cable since the device was created.  A healthy cable
+ * loses nothing: every packet counted in tx_pkts reaches the peer, so the peer's rx_pkts
+ * grows by the same number unless a drop counter below moves.
+ */
+typedef struct CxibCableStats {
+	uint64_t tx_pkts, tx_bytes;	/* packets put on the stream (or the plug) */
+	uint64_t rx_pkts, rx_bytes;	/* packets handed to the device */
+	uint64_t tx_drop_down;		/* refused: no connection, link not up */
+	uint64_t tx_drop_full;		/* refused: transmit queue (or plug) full */
+	uint64_t tx_drop_bad;		/* refused: length out of range */
+	uint64_t tx_lost_bytes;		/* queued, then thrown away when the connection closed */
+	uint64_t busy;			/* flow-control checks that held the port back */
+	uint64_t tx_queued, tx_queued_peak;	/* transmit queue bytes now, highest so far */
+	uint64_t links_up, links_down;	/* HELLO received / connection lost */
+} CxibCableStats;
+
 /* What the cable calls back into its device with (@opaque of cxib_cable_new()). */
 typedef struct CxibCableOps {
 	/* The link came up (the peer's HELLO arrived) or went down.  Worker. */
@@ -103,6 +120,10 @@ void cxib_cable_free(CxibCable *c);
 int cxib_cable_send(CxibCable *c, const void *pkt, size_t len);
 /* Link-level flow control: the transmit queue is past its high-water mark.  Any thread. */
 bool cxib_cable_busy(CxibCable *c);
+/* A consistent copy of the counters.  Any thread. */
+void cxib_cable_get_stats(CxibCable *c, CxibCableStats *st);
+/* The counters as "name=value ..." (a g_malloc'ed string). */
+char *cxib_cable_stats_format(const CxibCableStats *st);
 
 /*
  * The worker's side.  Start: the worker is about to run (connect at once).  Each turn:

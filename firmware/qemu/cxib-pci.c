@@ -554,6 +554,23 @@ static char *cxib_pci_get_engines(Object *obj, Error **errp)
 }
 
 /*
+ * "qom-get <device> cable-stats": what crossed port 1's end of the cable (or loopback plug),
+ * with every drop by cause (CxibCableStats), for a lab to tell where a packet went.
+ */
+static char *cxib_pci_get_cable_stats(Object *obj, Error **errp)
+{
+	CxibPciState *s = CXIB_PCI(obj);
+	CxibCableStats st;
+
+	if (!s->cable) {
+		error_setg(errp, "cable-stats: the device is not realized");
+		return NULL;
+	}
+	cxib_cable_get_stats(s->cable, &st);
+	return cxib_cable_stats_format(&st);
+}
+
+/*
  * Packet capture: "qom-set <device> capture <path>" starts writing every packet port 1
  * sends to and receives from its cable (or loopback plug) into <path>, truncating it;
  * "" stops and closes the file.  Reading returns the file being written, "" if none.
@@ -843,6 +860,10 @@ static void cxib_pci_class_init(ObjectClass *klass, void *data)
 	object_class_property_add_str(klass, "engines", cxib_pci_get_engines, NULL);
 	object_class_property_set_description(klass, "engines",
 		"read-only: the transport state of every QP past INIT, a few lines each");
+	object_class_property_add_str(klass, "cable-stats", cxib_pci_get_cable_stats, NULL);
+	object_class_property_set_description(klass, "cable-stats",
+		"read-only: port 1's cable counters (packets, bytes, drops by cause) as "
+		"name=value pairs");
 	object_class_property_add_str(klass, "capture", cxib_pci_get_capture,
 				      cxib_pci_set_capture);
 	object_class_property_set_description(klass, "capture",

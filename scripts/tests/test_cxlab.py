@@ -22,7 +22,7 @@ TOP = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))
 
 sys.path.insert(0, os.path.join(TOP, "scripts", "lib"))
 from cxlab import build, commands, common, jobs, qemu, results, scenarios, status  # noqa: E402
-from cxlab import trace  # noqa: E402
+from cxlab import diag, trace  # noqa: E402
 from cxlab.lab import Lab, SM_PRIORITY  # noqa: E402
 
 
@@ -199,6 +199,68 @@ class StatusTable(unittest.TestCase):
         cols = dict(zip([h.strip() for h in head.split("  ") if h.strip()],
                         [c.strip() for c in line.split("  ") if c.strip()]))
         self.assertEqual((cols["port"], cols["LID"], cols["SM LID"]), ("ACTIVE", "2", "1"))
+
+
+class FailedJobState(unittest.TestCase):
+    """A failed job keeps each node's model state and names the loss counters that moved."""
+
+    P = "/machine/peripheral/hca1"
+
+    def setUp(self):
+        self.run = tempfile.mkdtemp()
+        self.addCleanup(shutil.rmtree, self.run)
+        self.servers = []
+
+    def tearDown(self):
+        for s in self.servers:
+            s.close()
+
+    def qemu(self, node, stats, cable, engines="QP 0x12 RC RTS\n"):
+        os.makedirs(os.path.join(self.run, node), exist_ok=True)
+        props = {(self.P, "stats"): stats, (self.P, "engines"): engines}
+        if cable is not None:
+            props[(self.P, "cable-stats")] = cable
+        srv = FakeQEMU(os.path.join(self.run, node, "qmp.sock"), props)
+        self.servers.append(srv)
+        return srv
+
+    def test_moved_counters_are_named_and_the_state_is_kept(self):
+        srv = self.qemu("node1", "link_up1=1 out_of_buffer=2 pkts_sent=10",
+                        "tx_pkts=10 tx_drop_full=0")
+        before = diag.snapshot(self.run, ["node1"])
+        srv.props[(self.P, "stats")] = "link_up1=1 out_of_buffer=5 pkts_sent=99"
+        srv.props[(self.P, "cable-stats")] = "tx_pkts=98 tx_drop_full=1"
+        res = os.path.join(self.run, "results")
+        with mock.patch("sys.stdout"):
+            got = diag.dump_failed_job(self.run, ["node1"], "pingpong", res, before)
+        self.assertEqual(got, {"node1": ["out_of_buffer +3", "cable tx_drop_full +1"]})
+        with open(os.path.join(res, "node1", "pingpong", "model-state.txt")) as f:
+            text = f.read()
+        self.assertIn("out_of_buffer=2", text)      # before
+        self.assertIn("out_of_buffer=5", text)      # after
+        self.assertIn("QP 0x12 RC RTS", text)       # the engines
+
+    def test_a_property_qemu_refuses_is_marked_not_fatal(self):
+        self.qemu("node1", "out_of_buffer=1", None)
+        got = diag.read_props(self.run, "node1", diag.STATE)
+        self.assertTrue(got["cable-stats"].startswith("(unavailable:"))
+        self.assertEqual(got["stats"], "out_of_buffer=1")
+
+    def test_no_qemu_is_marked_for_every_property(self):
+        got = diag.read_props(self.run, "node9", diag.STATE)
+        self.assertEqual(set(got), set(diag.STATE))
+        self.assertTrue(all(v.startswith("(unavailable:") for v in got.values()))
+
+    def test_a_running_job_keeps_the_state_once_per_label(self):
+        srv = self.qemu("node1", "out_of_buffer=1", "tx_pkts=1")
+        with mock.patch("sys.stdout"):
+            diag.keep_state(self.run, ["node1"], "mlx5", "uc_pingpong/-e ../x")
+            srv.props[(self.P, "stats")] = "out_of_buffer=7"
+            diag.keep_state(self.run, ["node1"], "mlx5", "uc_pingpong/-e ../x")
+        d = os.path.join(self.run, "share", "results", "mlx5", "node1")
+        self.assertEqual(os.listdir(d), ["model-state-uc_pingpong_-e_.._x.txt"])
+        with open(os.path.join(d, os.listdir(d)[0])) as f:
+            self.assertIn("out_of_buffer=1\n", f.read())
 
 
 class FirstFailure(unittest.TestCase):

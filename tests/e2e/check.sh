@@ -8,6 +8,7 @@
 #   check "what" CMD...   run CMD; print "ok   what" or "FAIL what"; count the outcome in
 #                         npass / nfail, and set fail=1 on a failure (the scenario's verdict)
 #   no_splat FILE         FILE (a kernel log) has no line of SPLAT_RE; the lines if it has
+#   cxlab_state LABEL     the host keeps every node's model state as it is now
 #   wait_for SECONDS CMD...  run CMD every WAIT_POLL seconds (0.1) until it succeeds (0) or
 #                            the time is up (1)
 #   wait_file FILE SECONDS   until FILE exists (the nodes meet through files on the share)
@@ -51,6 +52,15 @@ cxlab_mark() {
 	[ "$answer" = ok ] && return 0
 	echo "cxlab_mark '$*': ${answer:-no answer from the host after 20 s}" >&2
 	return 1
+}
+
+# cxlab_state LABEL: have the host keep every node's model state now (counters, cable, the
+# engines' QPs) with this job's results, as <node>/model-state-LABEL.txt.  For a case about
+# to be killed for its timeout: what the QPs hold then says where its packet went.  Does not
+# wait for the host.
+cxlab_state() {
+	[ -n "${CXLAB_JOB:-}" ] || return 0
+	printf 'STATE %s %s\n' "$CXLAB_JOB" "$1" >/dev/ttyS1
 }
 
 wait_for() {

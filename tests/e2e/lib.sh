@@ -197,6 +197,23 @@ e2e_check_ok() {
 	fi
 }
 
+# e2e_watch CASE TIMEOUT: if the case still runs 3 s before its timeout, the host keeps
+# every node's model state (cxlab_state CASE; the first of the two sides to ask is
+# kept), while the tools still hold their QPs.
+# e2e_unwatch: the case ended.
+e2e_watch() {
+	local c=$1 tmo=$2
+	[ "$tmo" -gt 6 ] || return 0
+	(sleep $((tmo - 3)) && cxlab_state "$c") &
+	E2E_WATCH=$!
+}
+e2e_unwatch() {
+	[ -n "${E2E_WATCH:-}" ] || return 0
+	kill "$E2E_WATCH" 2>/dev/null
+	wait "$E2E_WATCH" 2>/dev/null
+	E2E_WATCH=
+}
+
 # e2e_pair CASE TIMEOUT SERVER_CMD... -- CLIENT_CMD...
 # Runs the case's tool on both nodes (the client gets the server's address appended) and
 # leaves this node's status in E2E_RC, the peer's in E2E_PEER_RC ("" if it never ended),
@@ -214,6 +231,7 @@ e2e_pair() {
 		echo "+ ${scmd[*]}" >"$c.cmd"
 		timeout --kill-after=5 "$tmo" stdbuf -oL -eL "${scmd[@]}" >"$c.out" 2>&1 </dev/null &
 		pid=$!
+		e2e_watch "$c" "$tmo"
 		sleep 0.3
 		put_file "$c.ready" started
 		end=$((SECONDS + tmo + 10))
@@ -229,6 +247,7 @@ e2e_pair() {
 		done
 		wait $pid
 		E2E_RC=$?
+		e2e_unwatch
 		e2e_check_ok "$c"
 		put_file "$c.rc" "$E2E_RC"
 	else
@@ -240,8 +259,10 @@ e2e_pair() {
 			# A client that comes before the server listens is refused and retries.
 			sleep 0.3
 			for _ in $(seq 20); do
+				e2e_watch "$c" "$tmo"
 				timeout --kill-after=5 "$tmo" stdbuf -oL -eL "${ccmd[@]}" "$E2E_SERVER_ADDR" >"$c.out" 2>&1 </dev/null
 				E2E_RC=$?
+				e2e_unwatch
 				grep -q "Couldn't connect\|Unable to connect\|Connection refused" "$c.out" || break
 				# The server may still be getting ready; it did not fail.
 				[ -s "$PEERDIR/$c.rc" ] && break

@@ -18,6 +18,7 @@ from typing import Any, Callable
 
 from . import netbench as nb
 from .common import LabError, save_json, say, table, write_json
+from .diag import parse_stats, stats_delta
 from .lab import Lab, Node, new_results_dir
 from .qmp import QMPError, hca_get
 from .results import JobResult, Status
@@ -253,17 +254,6 @@ def device_counters(text):
             if ln.startswith(f"BENCH-HWC-{tag}:"):
                 got[tag] = parse_stats(ln.split(":", 1)[1])
     return stats_delta(got.get("BEFORE"), got.get("AFTER"))
-
-
-def parse_stats(text):
-    """'name=value ...' (the cxib-pci 'stats' property, possibly quoted) -> {name: int}."""
-    return {k: int(v) for k, v in re.findall(r"([A-Za-z_][A-Za-z0-9_]*)=(\d+)", text or "")}
-
-
-def stats_delta(before, after):
-    if before is None or after is None:
-        return None
-    return {k: after[k] - before.get(k, 0) for k in after if after[k] != before.get(k, 0)}
 
 
 def counter_cells(deltas):

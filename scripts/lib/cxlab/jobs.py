@@ -18,6 +18,7 @@ from typing import Any, Iterator
 
 from .agent import Agent
 from .common import LabError, say
+from .diag import dump_failed_job, keep_state, snapshot
 from .procs import pid_is
 from .qemu import node_driver
 from .qmp import trace_mark
@@ -91,6 +92,9 @@ def wait_done(st: State, job: str, nodes: list[Node], agents: dict[str, Agent],
                     parts = ln.split()
                     if len(parts) >= 2 and parts[0] == "MARK" and parts[1] == job:
                         answer_mark(st, agents[name], name, job, " ".join(parts[2:]))
+                        continue
+                    if len(parts) == 3 and parts[0] == "STATE" and parts[1] == job:
+                        keep_state(st["run"], list(agents), job, parts[2])
                         continue
                     if len(parts) == 3 and parts[0] == "DONE" and parts[1] == job:
                         rc = int(parts[2])
@@ -194,8 +198,10 @@ def run_job(st: State, job: str, script: str, nodes: list[Node], timeout: float,
             results: str) -> dict[str, JobResult]:
     """Run @script on @nodes concurrently; returns {node: JobResult}."""
     write_job(st, job, script, nodes)
+    names = [n["name"] for n in nodes]
     with agents_lock(st["run"], job):
-        logpos = {n["name"]: qemu_log_size(st["run"], n["name"]) for n in nodes}
+        logpos = {n: qemu_log_size(st["run"], n) for n in names}
+        before = snapshot(st["run"], names)
         agents = {}
         try:
             for node in nodes:
@@ -217,6 +223,8 @@ def run_job(st: State, job: str, script: str, nodes: list[Node], timeout: float,
             r.status, r.rc, r.detail = Status.FAIL, -1, f"model reported: {bad[0]}"
             say(f"{node['name']}: {job}: the model reported: {'; '.join(bad[:3])}")
     collect(st, job, nodes, results, res)
+    if any(r.status.failed for r in res.values()):
+        dump_failed_job(st["run"], names, job, results, before)
     return res
 
 
