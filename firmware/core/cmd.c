@@ -369,7 +369,7 @@ static uint8_t cxfw_chain_read(struct cxfw_dev *dev, unsigned int slot, uint64_t
 				 dir, k, n);
 			return len_err;
 		}
-		if (dev->plat.dma_read(dev->plat.opaque, ptr, &b, sizeof(b))) {
+		if (cxfw_dma_read(dev, ptr, &b, sizeof(b))) {
 			cxfw_cmd_dma_error(dev, slot, is_input ? "read of input mailbox" :
 				"read of output mailbox", ptr);
 			return CXIB_CMD_DELIVERY_BAD_CMD_DESCRIPTOR;
@@ -420,15 +420,15 @@ static bool cxfw_chain_write(struct cxfw_dev *dev, unsigned int slot, struct cxf
 								 CXIB_CMD_MBOX_DATA_LEN;
 		memset(b->data, 0, sizeof(b->data));
 		memcpy(b->data, out + off, chunk);
-		if (dev->plat.dma_write(dev->plat.opaque, ch->addr[k], b->data, sizeof(b->data))) {
+		if (cxfw_dma_write(dev, ch->addr[k], b->data, sizeof(b->data))) {
 			cxfw_cmd_dma_error(dev, slot, "write of output mailbox", ch->addr[k]);
 			return false;
 		}
 		if (!csum)
 			continue;
 		cxib_cmd_mbox_sign_data(b);
-		if (dev->plat.dma_write(dev->plat.opaque, ch->addr[k] + CXIB_CMD_MBOX_SIG_END,
-					&raw[CXIB_CMD_MBOX_SIG_END], 1)) {
+		if (cxfw_dma_write(dev, ch->addr[k] + CXIB_CMD_MBOX_SIG_END,
+				   &raw[CXIB_CMD_MBOX_SIG_END], 1)) {
 			cxfw_cmd_dma_error(dev, slot, "write of output signature", ch->addr[k]);
 			return false;
 		}
@@ -532,7 +532,9 @@ static uint8_t cxfw_cmd_deliver(struct cxfw_dev *dev, unsigned int slot, __be32 
 	/* the commands of the table have names; others are traced by number */
 	name = desc ? cxib_cmd_op_name(desc->opcode) : NULL;
 
-	status = cxfw_cmd_dispatch(dev, &cmd, desc);
+	/* a fault (fault.c) may fail it on purpose, without executing it */
+	if (!cxfw_fault_cmd_fail(dev, cmd.opcode, &status, &cmd.syndrome))
+		status = cxfw_cmd_dispatch(dev, &cmd, desc);
 	if (status != CXIB_CMD_STAT_OK) {
 		/* a failed command returns nothing but status and syndrome */
 		memset(out, 0, cxfw_buf_len(cmd.outlen));
@@ -578,7 +580,7 @@ static void cxfw_cmd_run_slot(struct cxfw_dev *dev, uint64_t qbase, unsigned int
 	if (fatal)
 		return;		/* a dead firmware completes nothing */
 
-	if (dev->plat.dma_read(dev->plat.opaque, addr, ent, sizeof(ent))) {
+	if (cxfw_dma_read(dev, addr, ent, sizeof(ent))) {
 		cxfw_cmd_dma_error(dev, slot, "read of entry", addr);
 		return;		/* the entry stays with the hardware */
 	}
@@ -592,8 +594,8 @@ static void cxfw_cmd_run_slot(struct cxfw_dev *dev, uint64_t qbase, unsigned int
 	csum = cxfw_cmd_checksums(dev);
 	delivery = cxfw_cmd_deliver(dev, slot, ent, csum);
 	if (delivery == CXIB_CMD_DELIVERY_OK &&
-	    dev->plat.dma_write(dev->plat.opaque, addr + CXIB_CMD_ENTRY_OUT_INLINE_OFFSET,
-				&ent[out_dw], CXIB_CMD_INLINE_LEN)) {
+	    cxfw_dma_write(dev, addr + CXIB_CMD_ENTRY_OUT_INLINE_OFFSET,
+			   &ent[out_dw], CXIB_CMD_INLINE_LEN)) {
 		cxfw_cmd_dma_error(dev, slot, "write of output", addr);
 		return;
 	}
@@ -604,7 +606,7 @@ static void cxfw_cmd_run_slot(struct cxfw_dev *dev, uint64_t qbase, unsigned int
 		/* the completed entry's bytes XOR to 0xff (the driver may verify it) */
 		cxib_cmd_entry_sign(ent);
 	}
-	if (dev->plat.dma_write(dev->plat.opaque, addr + 4 * sdw, &ent[sdw], sizeof(ent[sdw]))) {
+	if (cxfw_dma_write(dev, addr + 4 * sdw, &ent[sdw], sizeof(ent[sdw]))) {
 		cxfw_cmd_dma_error(dev, slot, "write of status", addr);
 		return;
 	}
@@ -627,6 +629,8 @@ void cxfw_cmd_process(struct cxfw_dev *dev)
 	uint64_t qbase;
 	unsigned int slot;
 
+	if (cxfw_fault_cmd_hang(dev))
+		return;		/* a hung firmware: the doorbells wait (fault.c) */
 	for (;;) {
 		pthread_mutex_lock(&dev->lock);
 		pending = dev->cmd_pending & cxfw_cmdq_slot_mask(dev);

@@ -122,6 +122,7 @@ static void cxfw_power_on_state(struct cxfw_dev *dev, uint64_t now)
 	dev->health_synd = 0;
 	dev->health_time = 0;
 	dev->frozen_counter = 0;
+	cxfw_fault_reset_firmware(dev);
 }
 
 /* Function state at power-on and after DISABLE_HCA-less resets; lock held or not shared. */
@@ -184,6 +185,7 @@ struct cxfw_dev *cxfw_create(const struct cxfw_config *cfg, const struct cxfw_pl
 	else
 		snprintf(dev->node_desc, sizeof(dev->node_desc), "cxib node %u", cfg->serial);
 	dev->power_on_ns = cxfw_now(dev);
+	cxfw_fault_init(dev);
 	cxfw_power_on_state(dev, dev->power_on_ns);
 	cxfw_function_state_init(dev);
 	cxfw_ports_init(dev);
@@ -200,6 +202,7 @@ void cxfw_destroy(struct cxfw_dev *dev)
 	if (!dev)
 		return;
 	cxfw_function_reset(dev, "destroy");
+	cxfw_fault_fini(dev);
 	pthread_mutex_destroy(&dev->lock);
 	free(dev);
 }
@@ -230,6 +233,7 @@ void cxfw_process(struct cxfw_dev *dev)
 	cxfw_wire_process(dev);
 	cxfw_cq_process(dev);
 	cxfw_port_process(dev);
+	cxfw_wire_release_held(dev);
 }
 
 static bool cxfw_port_valid(struct cxfw_dev *dev, unsigned int port, const char *what)

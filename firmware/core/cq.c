@@ -135,7 +135,7 @@ uint8_t cxfw_cmd_create_cq(struct cxfw_dev *dev, struct cxfw_cmd *cmd)
 	if (!eq_serial)
 		return cxfw_fail(cmd, CXIB_CMD_STAT_BAD_RES, CXFW_SYND(CXFW_SYND_BAD_RES, eqn));
 	if (!dbr || (dbr & (CXIB_CQ_DB_SIZE - 1)) ||
-	    dev->plat.dma_read(dev->plat.opaque, dbr, &probe, sizeof(probe)))
+	    cxfw_dma_read(dev, dbr, &probe, sizeof(probe)))
 		return cxfw_fail(cmd, CXIB_CMD_STAT_BAD_PARAM,
 				 CXFW_SYND(CXFW_SYND_BAD_PARAM, (uint32_t)dbr));
 
@@ -445,7 +445,7 @@ int cxfw_cq_post(struct cxfw_dev *dev, uint32_t cqn, struct cxib_cqe64 *cqe)
 
 	/* only the worker writes CQEs and destroys CQs, so cq stays valid meanwhile */
 	if (!oi) {
-		if (dev->plat.dma_read(dev->plat.opaque, dbr, &ci_be, sizeof(ci_be)))
+		if (cxfw_dma_read(dev, dbr, &ci_be, sizeof(ci_be)))
 			synd = CXIB_CQ_ERROR_SYNDROME_ACCESS_VIOLATION;
 		else
 			set_ci = CXIB_GET(&ci_be, CXIB_CQ_DB_SET_CI);
@@ -477,9 +477,9 @@ int cxfw_cq_post(struct cxfw_dev *dev, uint32_t cqn, struct cxib_cqe64 *cqe)
 	      CXIB_GET(cqe, CXIB_CQE_OPCODE) == CXIB_CQE_OPCODE_REQ_ERR ||
 	      CXIB_GET(cqe, CXIB_CQE_OPCODE) == CXIB_CQE_OPCODE_RESP_ERR;
 	/* body first, op_own last: software polls op_own */
-	if (dev->plat.dma_write(dev->plat.opaque, addr, b, CXIB_CQE_OP_OWN_OFFSET) ||
-	    dev->plat.dma_write(dev->plat.opaque, addr + CXIB_CQE_OP_OWN_OFFSET,
-				b + CXIB_CQE_OP_OWN_OFFSET, 1)) {
+	if (cxfw_dma_write(dev, addr, b, CXIB_CQE_OP_OWN_OFFSET) ||
+	    cxfw_dma_write(dev, addr + CXIB_CQE_OP_OWN_OFFSET,
+			   b + CXIB_CQE_OP_OWN_OFFSET, 1)) {
 		pthread_mutex_lock(&dev->lock);
 		cq->write_failure = true;
 		dev->stats.dma_errors++;

@@ -130,6 +130,20 @@ void cxfw_port_receive(struct cxfw_dev *dev, unsigned int port, const void *pkt,
 /* Fault injection: put the firmware into the fatal state with health syndrome @synd. */
 void cxfw_inject_fatal(struct cxfw_dev *dev, uint8_t synd);
 
+/*
+ * Fault injection at run time (fault.c), one fault per call as a line "KIND [ARGS]
+ * [port=N]": link faults at a port's egress, "loss|dup|reorder|corrupt RATE" (RATE in
+ * parts per million, or a percentage "0.5%"; 0 turns it off; port 1 unless port=N);
+ * "seed N" (the link faults' random sequence); "health-stall on|off" (the health counter
+ * stops); "cmd-hang on|off" (commands are taken, not executed); "cmd-fail OPCODE STATUS
+ * [COUNT|always]" (that command fails with STATUS, COUNT times, 1 by default);
+ * "dma-read-fail N", "dma-write-fail N" (the next N accesses fail); "clear" (all off).
+ * Returns 0, or -1 with a message for the user in @err.  Any thread.
+ */
+int cxfw_fault_set(struct cxfw_dev *dev, const char *spec, char *err, size_t errlen);
+/* The faults set and what they did, as "name=value" pairs; the length it needs. */
+size_t cxfw_fault_format(struct cxfw_dev *dev, char *buf, size_t len);
+
 /* Counters for the lab and tests. */
 struct cxfw_stats {
 	uint64_t mmio_reads, mmio_writes;

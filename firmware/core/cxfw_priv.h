@@ -328,6 +328,7 @@ struct cxfw_pma_counters {
 	uint64_t ucast_xmit_pkts, ucast_rcv_pkts;
 	uint64_t mcast_xmit_pkts, mcast_rcv_pkts;
 	uint64_t rcv_errors;		/* malformed (parse, CRC, VL misuse) packets */
+	uint64_t symbol_errors;		/* packets from the cable whose VCRC failed: bit errors */
 	uint64_t rcv_constraint_errors;	/* inbound P_Key violations, one per packet */
 	uint64_t xmit_discards;		/* not sent: link down, the cable refused it */
 	uint64_t vl15_dropped;		/* well-formed VL15 packets dropped */
@@ -381,6 +382,50 @@ struct cxfw_port {
 	struct cxfw_trap traps[CXFW_PORT_TRAPS];
 	unsigned int ntraps;
 	bool notice_toggle;
+};
+
+/* Link faults (fault.c), by kind; each has a rate in parts per million. */
+enum cxfw_link_fault_kind {
+	CXFW_LINK_LOSS,
+	CXFW_LINK_DUP,
+	CXFW_LINK_REORDER,
+	CXFW_LINK_CORRUPT,
+	CXFW_LINK_FAULTS
+};
+
+/* What the link does with one packet (cxfw_fault_link()). */
+enum cxfw_link_verdict {
+	CXFW_LINK_SEND,			/* on the cable (perhaps with a bit flipped) */
+	CXFW_LINK_SEND_TWICE,		/* on the cable twice */
+	CXFW_LINK_LOSE,			/* never arrives */
+	CXFW_LINK_HOLD,			/* kept; goes after the port's next packet */
+};
+
+/* One port's link faults: settings and counts under dev->lock; rng and held worker-only. */
+struct cxfw_link_fault {
+	uint32_t ppm[CXFW_LINK_FAULTS];
+	uint64_t count[CXFW_LINK_FAULTS];	/* packets lost, duplicated, reordered, corrupted */
+	uint64_t rng;
+	uint8_t *held;			/* CXFW_PKT_MAX bytes once reordering held a packet */
+	size_t held_len;		/* 0: nothing held */
+};
+
+#define CXFW_FAULT_ALWAYS	UINT32_MAX	/* cmd_fail_left: until cleared */
+#define CXFW_FAULT_CMD_SYNDROME	0x0fa017edu	/* syndrome of a command failed on purpose */
+
+/* Faults set at run time (fault.c); under dev->lock unless said otherwise. */
+struct cxfw_fault {
+	struct cxfw_link_fault link[CXFW_MAX_PORTS];
+	bool health_stall;		/* the health counter reads health_counter */
+	uint32_t health_counter;
+	bool cmd_hang;			/* commands rung are not executed */
+	uint16_t cmd_fail_opcode;	/* fails with cmd_fail_status ... */
+	uint8_t cmd_fail_status;
+	uint32_t cmd_fail_left;		/* ... this many more times */
+	uint64_t cmds_failed;
+	uint32_t dma_read_fail, dma_write_fail;	/* accesses still to fail */
+	bool dma_armed;			/* either is non-zero (read without the lock) */
+	uint64_t dma_failed;
 };
 
 /* A pending port change event. */
@@ -472,6 +517,8 @@ struct cxfw_dev {
 	struct cxfw_port_event port_events[CXFW_PORT_EVENTS];
 	unsigned int port_ev_head, port_ev_count;
 	uint64_t trap_tid;		/* transaction ID of the last trap the SMA sent */
+
+	struct cxfw_fault fault;	/* fault.c */
 };
 
 /* One command being executed (cmd.c builds it, the handlers read and fill it). */
@@ -529,6 +576,25 @@ bool cxfw_uar_allocated(const struct cxfw_dev *dev, uint32_t uar);	/* lock held 
 
 /* core.c */
 void cxfw_function_reset(struct cxfw_dev *dev, const char *why);
+
+/*
+ * fault.c.  cxfw_dma_read/_write are how the core reaches guest memory: the platform's
+ * DMA, unless a DMA fault says this access fails (-1, as for an unmapped address).
+ */
+void cxfw_fault_init(struct cxfw_dev *dev);
+void cxfw_fault_fini(struct cxfw_dev *dev);
+void cxfw_fault_reset_firmware(struct cxfw_dev *dev);	/* lock held */
+int cxfw_dma_read(struct cxfw_dev *dev, uint64_t addr, void *buf, size_t len);
+int cxfw_dma_write(struct cxfw_dev *dev, uint64_t addr, const void *buf, size_t len);
+/* What the link of @port does with the packet @pkt about to go on its cable.  Worker. */
+enum cxfw_link_verdict cxfw_fault_link(struct cxfw_dev *dev, unsigned int port, uint8_t *pkt,
+				       size_t len);
+/* The packet held for reordering on @port into @buf (CXFW_PKT_MAX); its length, 0: none. */
+size_t cxfw_fault_take_held(struct cxfw_dev *dev, unsigned int port, uint8_t *buf);
+bool cxfw_fault_cmd_hang(struct cxfw_dev *dev);
+/* The command @opcode is to fail: true with its *@status and *@syndrome. */
+bool cxfw_fault_cmd_fail(struct cxfw_dev *dev, uint16_t opcode, uint8_t *status,
+			 uint32_t *syndrome);
 
 /* iseg.c (lock held) */
 uint32_t cxfw_iseg_health_counter(const struct cxfw_dev *dev, uint64_t now);

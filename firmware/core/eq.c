@@ -125,7 +125,7 @@ void cxfw_eq_post(struct cxfw_dev *dev, uint64_t serial, unsigned int type,
 	pthread_mutex_unlock(&dev->lock);
 
 	/* only the worker writes EQEs and destroys EQs, so eq stays valid meanwhile */
-	if (dev->plat.dma_write(dev->plat.opaque, addr, &eqe, sizeof(eqe))) {
+	if (cxfw_dma_write(dev, addr, &eqe, sizeof(eqe))) {
 		pthread_mutex_lock(&dev->lock);
 		eq->write_failure = true;
 		dev->stats.dma_errors++;

@@ -42,11 +42,16 @@ static uint64_t cxfw_internal_timer(const struct cxfw_dev *dev, uint64_t now)
 	return (ns / CXFW_NS_PER_MS) * khz + (ns % CXFW_NS_PER_MS) * khz / CXFW_NS_PER_MS;
 }
 
-/* health_counter[23:0]: +1 per millisecond since reset; frozen once the firmware is dead. */
+/*
+ * health_counter[23:0]: +1 per millisecond since reset; frozen once the firmware is dead,
+ * and while a health-stall fault (fault.c) holds it.
+ */
 uint32_t cxfw_iseg_health_counter(const struct cxfw_dev *dev, uint64_t now)
 {
 	if (dev->fatal)
 		return dev->frozen_counter;
+	if (dev->fault.health_stall)
+		return dev->fault.health_counter;
 	return CXIB_FIELD_GET(CXIB_ISEG_HEALTH_COUNTER,
 			      CXIB_FIELD_PREP(CXIB_ISEG_HEALTH_COUNTER,
 					      cxfw_elapsed_ns(now, dev->reset_ns) / CXFW_NS_PER_MS));

@@ -191,9 +191,9 @@ static uint8_t cxfw_manage_pages_give(struct cxfw_dev *dev, struct cxfw_cmd *cmd
 		batch[i] = CXIB_GET64(pas + (size_t)i * CXIB_PAS_ENTRY_SIZE, CXIB_PAS_ENTRY_PA);
 		/* every page must be aligned and really there (the device may use all of it) */
 		if ((batch[i] & (CXFW_PAGE_SIZE - 1)) || !batch[i] ||
-		    dev->plat.dma_read(dev->plat.opaque, batch[i], &probe, sizeof(probe)) ||
-		    dev->plat.dma_read(dev->plat.opaque, batch[i] + CXFW_PAGE_SIZE - sizeof(probe),
-				       &probe, sizeof(probe))) {
+		    cxfw_dma_read(dev, batch[i], &probe, sizeof(probe)) ||
+		    cxfw_dma_read(dev, batch[i] + CXFW_PAGE_SIZE - sizeof(probe),
+				  &probe, sizeof(probe))) {
 			cxfw_log(dev, CXFW_LOG_ERR,
 				 "cxfw: MANAGE_PAGES entry %u: bad page address 0x%llx", i,
 				 (unsigned long long)batch[i]);

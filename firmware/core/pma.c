@@ -16,9 +16,11 @@
  * field's maximum (never wrapped), PortCountersExtended the raw 64-bit value.  Both views
  * share the counters, so a reset through either resets the quantity for both.  A Set zeroes
  * exactly the counters its CounterSelect names, then answers like a Get.  Counters the
- * model has no source for (symbol errors, link recovery / downed, remote physical and
+ * model has no source for (link recovery / downed, remote physical and
  * switch relay errors, transmit constraint errors, local link integrity, buffer overruns,
  * QP1Dropped, PortXmitWait) read 0 and are not advertised where a capability bit exists.
+ * SymbolErrorCounter counts packets from the cable whose VCRC failed: bits the link
+ * changed (a corruption fault, fault.c), each also in PortRcvErrors.
  */
 #include <stddef.h>
 #include <string.h>
@@ -48,6 +50,7 @@ struct cxfw_pma_sel {
 
 /* PortCounters CounterSelect bits of counters the model keeps (the others reset nothing). */
 static const struct cxfw_pma_sel cxfw_pma_pc_sel[] = {
+	CXFW_PMA_SEL(CXIB_PMA_PC_SEL_SYMBOL_ERRORS, symbol_errors),
 	CXFW_PMA_SEL(CXIB_PMA_PC_SEL_RCV_ERRORS, rcv_errors),
 	CXFW_PMA_SEL(CXIB_PMA_PC_SEL_XMIT_DISCARDS, xmit_discards),
 	CXFW_PMA_SEL(CXIB_PMA_PC_SEL_RCV_CONSTRAINT_ERRORS, rcv_constraint_errors),
@@ -94,6 +97,7 @@ static void cxfw_pma_class_port_info(__be32 *d)
 /* Lock held. */
 static void cxfw_pma_port_counters(const struct cxfw_pma_counters *c, __be32 *d)
 {
+	CXFW_PMA_PUT(d, c->symbol_errors, CXIB_PMA_PC_SYMBOL_ERRORS);
 	CXFW_PMA_PUT(d, c->rcv_errors, CXIB_PMA_PC_RCV_ERRORS);
 	CXFW_PMA_PUT(d, c->xmit_discards, CXIB_PMA_PC_XMIT_DISCARDS);
 	CXFW_PMA_PUT(d, c->rcv_constraint_errors, CXIB_PMA_PC_RCV_CONSTRAINT_ERRORS);

@@ -279,7 +279,7 @@ uint8_t cxfw_cmd_create_qp(struct cxfw_dev *dev, struct cxfw_cmd *cmd)
 	if (st)
 		return st;
 	if (!dbr || (dbr & (CXIB_QP_DB_SIZE - 1)) ||
-	    dev->plat.dma_read(dev->plat.opaque, dbr, &probe, sizeof(probe)))
+	    cxfw_dma_read(dev, dbr, &probe, sizeof(probe)))
 		return cxfw_fail(cmd, CXIB_CMD_STAT_BAD_PARAM,
 				 CXFW_SYND(CXFW_SYND_BAD_PARAM, (uint32_t)dbr));
 
@@ -716,7 +716,7 @@ static void cxfw_qp_flush_wqs(struct cxfw_dev *dev, uint32_t qpn, bool with_sq)
 	}
 	pthread_mutex_unlock(&dev->lock);
 	/* only the worker destroys QPs and moves the counters: qp stays valid */
-	if (dev->plat.dma_read(dev->plat.opaque, qp->dbr, db, sizeof(db))) {
+	if (cxfw_dma_read(dev, qp->dbr, db, sizeof(db))) {
 		cxfw_log(dev, CXFW_LOG_ERR, "cxfw: QP 0x%x: doorbell record unreadable", qpn);
 		return;
 	}
@@ -733,8 +733,8 @@ static void cxfw_qp_flush_wqs(struct cxfw_dev *dev, uint32_t qpn, bool with_sq)
 		for (n = 0; sq_cons != snd && n < limit;) {
 			uint32_t ctrl[2] = { 0, 0 }, bbs;
 
-			if (dev->plat.dma_read(dev->plat.opaque, cxfw_qp_wqe_addr(qp, true, sq_cons),
-					       ctrl, sizeof(ctrl)))
+			if (cxfw_dma_read(dev, cxfw_qp_wqe_addr(qp, true, sq_cons),
+					  ctrl, sizeof(ctrl)))
 				break;
 			bbs = (CXIB_GET(ctrl, CXIB_WQE_CTRL_DS) * CXIB_WQE_DS_SIZE +
 			       CXIB_SEND_WQE_BB - 1) / CXIB_SEND_WQE_BB;

@@ -347,9 +347,8 @@ static int cxfw_req_sq_read(struct cxfw_dev *dev, const struct cxfw_qp *qp, uint
 	unsigned int i;
 
 	for (i = 0; i < n; i++)
-		if (dev->plat.dma_read(dev->plat.opaque,
-				       cxfw_qp_wqe_addr(qp, true, (uint16_t)(idx + i)),
-				       buf + i * CXIB_SEND_WQE_BB, CXIB_SEND_WQE_BB))
+		if (cxfw_dma_read(dev, cxfw_qp_wqe_addr(qp, true, (uint16_t)(idx + i)),
+				  buf + i * CXIB_SEND_WQE_BB, CXIB_SEND_WQE_BB))
 			return -1;
 	return 0;
 }
@@ -596,7 +595,7 @@ static bool cxfw_req_fetch(struct cxfw_dev *dev, struct cxfw_qp *qp)
 
 	if (!r->db || r->stopped)
 		return true;
-	if (dev->plat.dma_read(dev->plat.opaque, qp->dbr, db, sizeof(db))) {
+	if (cxfw_dma_read(dev, qp->dbr, db, sizeof(db))) {
 		cxfw_log(dev, CXFW_LOG_ERR, "cxfw: QP 0x%x: doorbell record unreadable", qp->qpn);
 		cxfw_stat_add(dev, &dev->stats.dma_errors, 1);
 		r->db = false;
@@ -764,8 +763,8 @@ static uint8_t cxfw_req_umr(struct cxfw_dev *dev, struct cxfw_qp *qp, struct cxf
 							 CXIB_GET64(d, CXIB_WQE_DATA_ADDR) + got, chunk,
 							 sg, 4, &nsg);
 				for (i = 0; !st && i < nsg; i++) {
-					if (dev->plat.dma_read(dev->plat.opaque, sg[i].addr,
-							       (uint8_t *)xlt + got, sg[i].len))
+					if (cxfw_dma_read(dev, sg[i].addr,
+							  (uint8_t *)xlt + got, sg[i].len))
 						st = CXIB_CQE_SYND_LOCAL_PROT_ERR;
 					got += sg[i].len;
 				}
@@ -860,10 +859,8 @@ static uint8_t cxfw_req_sge_copy(struct cxfw_dev *dev, const struct cxfw_qp *qp,
 			return st;
 		for (k = 0; k < nsg; k++) {
 			int err = scatter ?
-				dev->plat.dma_write(dev->plat.opaque, sg[k].addr, buf + done,
-						    sg[k].len) :
-				dev->plat.dma_read(dev->plat.opaque, sg[k].addr, buf + done,
-						   sg[k].len);
+				cxfw_dma_write(dev, sg[k].addr, buf + done, sg[k].len) :
+				cxfw_dma_read(dev, sg[k].addr, buf + done, sg[k].len);
 
 			if (err) {
 				cxfw_stat_add(dev, &dev->stats.dma_errors, 1);

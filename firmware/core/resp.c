@@ -263,7 +263,7 @@ static int cxfw_resp_get_wqe(struct cxfw_dev *dev, struct cxfw_qp *qp)
 		log_size = srq->log_size;
 		head = srq->wqe_head;
 		cons = srq->wqe_cons;
-		if (dev->plat.dma_read(dev->plat.opaque, dbr, &db, sizeof(db)))
+		if (cxfw_dma_read(dev, dbr, &db, sizeof(db)))
 			return CXFW_WQE_BAD;
 		if ((uint16_t)(CXIB_GET(&db, CXIB_SRQ_DB_WQE_COUNTER) - cons) == 0)
 			return CXFW_WQE_NONE;
@@ -273,7 +273,7 @@ static int cxfw_resp_get_wqe(struct cxfw_dev *dev, struct cxfw_qp *qp)
 		r->have_wqe = true;	/* even a bad one: it gets the error CQE */
 		next = 0;
 		if (size > sizeof(wqe) ||
-		    dev->plat.dma_read(dev->plat.opaque, addr, wqe, size) ||
+		    cxfw_dma_read(dev, addr, wqe, size) ||
 		    (next = (uint16_t)CXIB_GET(wqe, CXIB_WQE_SRQ_NEXT_NEXT_WQE_INDEX)) >=
 		    (1u << log_size)) {
 			/* the list is broken: nothing after this WQE can be found */
@@ -296,7 +296,7 @@ static int cxfw_resp_get_wqe(struct cxfw_dev *dev, struct cxfw_qp *qp)
 		pthread_mutex_lock(&dev->lock);
 		cons = qp->rq_cons;
 		pthread_mutex_unlock(&dev->lock);
-		if (dev->plat.dma_read(dev->plat.opaque, qp->dbr, db, sizeof(db)))
+		if (cxfw_dma_read(dev, qp->dbr, db, sizeof(db)))
 			return CXFW_WQE_BAD;
 		if ((uint16_t)(CXIB_GET(db, CXIB_QP_DB_RCV_COUNTER) - cons) == 0)
 			return CXFW_WQE_NONE;
@@ -305,8 +305,8 @@ static int cxfw_resp_get_wqe(struct cxfw_dev *dev, struct cxfw_qp *qp)
 		r->nsge = 0;
 		r->have_wqe = true;	/* even a bad one: it gets the error CQE */
 		if (size > sizeof(wqe) ||
-		    dev->plat.dma_read(dev->plat.opaque, cxfw_qp_wqe_addr(qp, false, cons), wqe,
-				       size))
+		    cxfw_dma_read(dev, cxfw_qp_wqe_addr(qp, false, cons), wqe,
+				  size))
 			return CXFW_WQE_BAD;
 		cxfw_resp_parse_sges(r, wqe, size,
 				     CXIB_GET(qp->qpc, CXIB_QPC_WQ_SIGNATURE) ?
@@ -382,8 +382,8 @@ static uint8_t cxfw_resp_scatter(struct cxfw_dev *dev, struct cxfw_qp *qp, const
 			if (st)
 				return CXIB_CQE_SYND_LOCAL_PROT_ERR;
 			for (k = 0, st = 0; k < n; k++) {
-				if (dev->plat.dma_write(dev->plat.opaque, sg[k].addr, data + done,
-							sg[k].len))
+				if (cxfw_dma_write(dev, sg[k].addr, data + done,
+						   sg[k].len))
 					return CXIB_CQE_SYND_LOCAL_PROT_ERR;
 				done += sg[k].len;
 			}
@@ -590,7 +590,7 @@ static bool cxfw_resp_send_one(struct cxfw_dev *dev, struct cxfw_qp *qp, struct 
 					&n))
 			return false;
 		for (k = 0; k < n; k++) {
-			if (dev->plat.dma_read(dev->plat.opaque, sg[k].addr, buf + got, sg[k].len))
+			if (cxfw_dma_read(dev, sg[k].addr, buf + got, sg[k].len))
 				return false;
 			got += sg[k].len;
 		}
@@ -867,8 +867,8 @@ static void cxfw_resp_rx_write(struct cxfw_dev *dev, struct cxfw_qp *qp, const s
 			return;
 		}
 		for (k = 0; k < n; k++) {
-			if (dev->plat.dma_write(dev->plat.opaque, sg[k].addr, p->payload + done,
-						sg[k].len)) {
+			if (cxfw_dma_write(dev, sg[k].addr, p->payload + done,
+					   sg[k].len)) {
 				cxfw_resp_bad(dev, qp, p, CXFW_AETH_NAK_ACCESS,
 					      CXIB_EVENT_TYPE_WQ_ACCESS_ERROR);
 				return;
@@ -979,7 +979,7 @@ static void cxfw_resp_rx_atomic(struct cxfw_dev *dev, struct cxfw_qp *qp, const 
 	}
 	if (cxfw_mkey_translate(dev, p->atomic_rkey, qp->pd, CXFW_ACCESS_REMOTE_ATOMIC,
 				p->atomic_va, CXFW_ATOMIC_LEN, sg, 1, &n) || n != 1 ||
-	    dev->plat.dma_read(dev->plat.opaque, sg[0].addr, b, sizeof(b))) {
+	    cxfw_dma_read(dev, sg[0].addr, b, sizeof(b))) {
 		cxfw_resp_bad(dev, qp, p, CXFW_AETH_NAK_ACCESS, CXIB_EVENT_TYPE_WQ_ACCESS_ERROR);
 		return;
 	}
@@ -995,7 +995,7 @@ static void cxfw_resp_rx_atomic(struct cxfw_dev *dev, struct cxfw_qp *qp, const 
 		val = orig + p->atomic_swap_add;
 	if (val != orig) {
 		cxfw_resp_store64(dev, b, val);
-		if (dev->plat.dma_write(dev->plat.opaque, sg[0].addr, b, sizeof(b))) {
+		if (cxfw_dma_write(dev, sg[0].addr, b, sizeof(b))) {
 			cxfw_resp_bad(dev, qp, p, CXFW_AETH_NAK_ACCESS,
 				      CXIB_EVENT_TYPE_WQ_ACCESS_ERROR);
 			return;

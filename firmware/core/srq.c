@@ -217,7 +217,7 @@ static uint8_t cxfw_srq_create(struct cxfw_dev *dev, struct cxfw_cmd *cmd,
 	if (st)
 		return st;
 	if (!g->dbr || (g->dbr & (CXIB_SRQ_DB_SIZE - 1)) ||
-	    dev->plat.dma_read(dev->plat.opaque, g->dbr, &probe, CXIB_SRQ_DB_SIZE))
+	    cxfw_dma_read(dev, g->dbr, &probe, CXIB_SRQ_DB_SIZE))
 		return cxfw_fail(cmd, CXIB_CMD_STAT_BAD_PARAM,
 				 CXFW_SYND(CXFW_SYND_BAD_PARAM, (uint32_t)g->dbr));
 	st = cxfw_pas_load(dev, cmd, g->pas_off, g->log_pg,

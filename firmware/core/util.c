@@ -73,10 +73,9 @@ uint8_t cxfw_pas_load(struct cxfw_dev *dev, struct cxfw_cmd *cmd, uint32_t pas_o
 	for (i = 0; i < n; i++) {
 		l[i] = CXIB_GET64(pas + (size_t)i * CXIB_PAS_ENTRY_SIZE, CXIB_PAS_ENTRY_PA);
 		if ((l[i] & (pg_size - 1)) || !l[i] ||
-		    dev->plat.dma_read(dev->plat.opaque, l[i], &probe, sizeof(probe)) ||
-		    dev->plat.dma_read(dev->plat.opaque,
-				       l[i] + (i + 1 < n ? pg_size : bytes - i * pg_size) -
-				       sizeof(probe), &probe, sizeof(probe))) {
+		    cxfw_dma_read(dev, l[i], &probe, sizeof(probe)) ||
+		    cxfw_dma_read(dev, l[i] + (i + 1 < n ? pg_size : bytes - i * pg_size) -
+				  sizeof(probe), &probe, sizeof(probe))) {
 			cxfw_log(dev, CXFW_LOG_ERR, "cxfw: %s: bad PAS entry %u 0x%llx", what, i,
 				 (unsigned long long)l[i]);
 			free(l);

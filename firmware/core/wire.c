@@ -206,7 +206,14 @@ int cxfw_pkt_parse(const void *buf, size_t len, struct cxfw_pkt *p)
 	n = len < sizeof(h) ? len : sizeof(h);
 	memcpy(h, b, n);
 
-	/* link layer */
+	/*
+	 * Link layer.  The VCRC, the frame's last two bytes, is checked first: a frame the
+	 * link changed fails it whatever bits it hit, so it is told from a sender's
+	 * malformed but intact packet (symbol errors count the former).
+	 */
+	vcrc = (uint16_t)(b[len - CXIB_VCRC_LEN] | b[len - CXIB_VCRC_LEN + 1] << 8);
+	if (cxfw_vcrc(b, len - CXIB_VCRC_LEN) != vcrc)
+		return CXFW_PKT_EVCRC;
 	if (CXIB_GET(h, CXIB_LRH_LVER) != CXIB_LRH_LVER_0)
 		return CXFW_PKT_EVERSION;
 	if (CXIB_GET(h, CXIB_LRH_LNH) != CXIB_LNH_IBA_LOCAL &&
@@ -214,9 +221,6 @@ int cxfw_pkt_parse(const void *buf, size_t len, struct cxfw_pkt *p)
 		return CXFW_PKT_ELNH;
 	if ((size_t)CXIB_GET(h, CXIB_LRH_PKTLEN) * CXIB_PKT_WORD + CXIB_VCRC_LEN != len)
 		return CXFW_PKT_ESHORT;
-	vcrc = (uint16_t)(b[len - CXIB_VCRC_LEN] | b[len - CXIB_VCRC_LEN + 1] << 8);
-	if (cxfw_vcrc(b, len - CXIB_VCRC_LEN) != vcrc)
-		return CXFW_PKT_EVCRC;
 	p->vl = (uint8_t)CXIB_GET(h, CXIB_LRH_VL);
 	p->sl = (uint8_t)CXIB_GET(h, CXIB_LRH_SL);
 	p->dlid = (uint16_t)CXIB_GET(h, CXIB_LRH_DLID);
@@ -337,7 +341,11 @@ static struct cxfw_wire *cxfw_wire_get(struct cxfw_dev *dev)
 void cxfw_wire_reset(struct cxfw_dev *dev)
 {
 	struct cxfw_wire *w = dev->wire;
+	uint8_t pkt[CXFW_PKT_MAX];
+	unsigned int port;
 
+	for (port = 1; port <= dev->cfg.num_ports; port++)
+		cxfw_fault_take_held(dev, port, pkt);	/* lost with the link's state */
 	dev->wire = NULL;
 	if (w)
 		free(w->ring);
@@ -428,6 +436,49 @@ static int cxfw_wire_loop_push(struct cxfw_dev *dev, unsigned int port, const ui
 	return 0;
 }
 
+/*
+ * Put @pkt on @port's cable through the link's faults (fault.c); 0 if the port
+ * transmitted it (what the cable then did to it does not matter), -1 if the cable refused
+ * it.  A packet the link held back goes after this one.
+ */
+static int cxfw_wire_transmit(struct cxfw_dev *dev, unsigned int port, uint8_t *pkt,
+			      size_t len)
+{
+	uint8_t held[CXFW_PKT_MAX];
+	size_t hlen;
+	int ret = 0;
+
+	switch (cxfw_fault_link(dev, port, pkt, len)) {
+	case CXFW_LINK_LOSE:
+	case CXFW_LINK_HOLD:
+		return 0;
+	case CXFW_LINK_SEND_TWICE:
+		ret = dev->plat.port_send(dev->plat.opaque, port, pkt, len);
+		dev->plat.port_send(dev->plat.opaque, port, pkt, len);
+		break;
+	case CXFW_LINK_SEND:
+		ret = dev->plat.port_send(dev->plat.opaque, port, pkt, len);
+		break;
+	}
+	hlen = cxfw_fault_take_held(dev, port, held);
+	if (hlen)
+		dev->plat.port_send(dev->plat.opaque, port, held, hlen);
+	return ret;
+}
+
+void cxfw_wire_release_held(struct cxfw_dev *dev)
+{
+	uint8_t held[CXFW_PKT_MAX];
+	unsigned int port;
+	size_t hlen;
+
+	for (port = 1; port <= dev->cfg.num_ports; port++) {
+		hlen = cxfw_fault_take_held(dev, port, held);
+		if (hlen && dev->plat.port_send)
+			dev->plat.port_send(dev->plat.opaque, port, held, hlen);
+	}
+}
+
 bool cxfw_wire_port_busy(struct cxfw_dev *dev, unsigned int port)
 {
 	return dev->plat.port_busy && dev->plat.port_busy(dev->plat.opaque, port);
@@ -482,7 +533,7 @@ int cxfw_wire_send(struct cxfw_dev *dev, unsigned int port, const struct cxfw_pk
 	/* multicast: to the cable and to the QPs of this port attached to the group (5.3) */
 	if (cxib_lid_is_multicast(q.dlid) && q.grh && cxfw_mcg_qps(dev, q.dgid, &member, 1))
 		looped = !cxfw_wire_loop_push(dev, port, pkt, len);
-	if (dev->plat.port_send && !dev->plat.port_send(dev->plat.opaque, port, pkt, len)) {
+	if (dev->plat.port_send && !cxfw_wire_transmit(dev, port, pkt, len)) {
 		struct cxfw_pma_counters *c = &dev->ports[port - 1].pma;
 
 		sent = true;
@@ -756,6 +807,9 @@ static void cxfw_wire_deliver(struct cxfw_dev *dev, unsigned int port, const uin
 			(*counter)++;
 		if (!loopback)
 			cxfw_pma_add(&dev->ports[port - 1].pma.rcv_errors, 1);
+		/* a bad VCRC from the cable: bits changed on the link (a symbol error) */
+		if (!loopback && err == CXFW_PKT_EVCRC)
+			cxfw_pma_add(&dev->ports[port - 1].pma.symbol_errors, 1);
 		pthread_mutex_unlock(&dev->lock);
 		cxfw_log(dev, CXFW_LOG_DEBUG, "cxfw: port %u: dropped %s%zu-byte packet: error %d",
 			 port, loopback ? "looped " : "", len, err);

@@ -129,12 +129,19 @@ void cxfw_wire_send_traps(struct cxfw_dev *dev, uint64_t now);
  * drops the packet (pkts_dropped, and icrc_errors / vcrc_errors / pkey_violations).
  * The port's PMA counters count every packet from the cable (received packets and data,
  * unicast / multicast once the LRH is trusted) and its fate: PortRcvErrors (malformed),
- * PortRcvConstraintErrors (P_Key), VL15Dropped (other VL15 drops).
+ * SymbolErrorCounter (a failed VCRC: the link changed bits), PortRcvConstraintErrors
+ * (P_Key), VL15Dropped (other VL15 drops).
  */
 void cxfw_wire_receive(struct cxfw_dev *dev, unsigned int port, const void *buf, size_t len);
 
-/* Drop everything queued (reset, destroy). */
+/* Drop everything queued (reset, destroy), a packet a reordering link holds too. */
 void cxfw_wire_reset(struct cxfw_dev *dev);
+
+/*
+ * Send the packets reordering links (fault.c) still hold: a packet held for lack of a next
+ * one goes at the end of the worker's pass, late but not lost.  Worker.
+ */
+void cxfw_wire_release_held(struct cxfw_dev *dev);
 
 /* Packets waiting in the loopback queue (tests, lab statistics).  Worker. */
 unsigned int cxfw_wire_loop_pending(const struct cxfw_dev *dev);

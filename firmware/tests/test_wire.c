@@ -548,8 +548,9 @@ TEST(wire_parse_rejects_bad_packets_with_the_reason)
 	pkt_random(&ud, CXIB_BTH_OP_UD_SEND_ONLY, false, 0);
 	CHECK_EQ(parse_edited(&p, ed_none, false), 0);
 	CHECK_EQ(parse_edited(&g, ed_none, false), 0);
+	/* a frame cut short no longer ends in its VCRC: the link's check fails first */
+	CHECK_EQ(parse_edited(&p, ed_trunc1, false), CXFW_PKT_EVCRC);
 	/* lengths: the LRH PktLen must account for every byte */
-	CHECK_EQ(parse_edited(&p, ed_trunc1, false), CXFW_PKT_ESHORT);
 	CHECK_EQ(parse_edited(&p, ed_trunc4, true), CXFW_PKT_ESHORT);
 	CHECK_EQ(parse_edited(&p, ed_extend4, true), CXFW_PKT_ESHORT);
 	CHECK_EQ(parse_edited(&p, ed_tiny, false), CXFW_PKT_ESHORT);

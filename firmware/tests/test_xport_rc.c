@@ -145,6 +145,20 @@ static void knobs_all(struct fake_cable *c)
 	c->seed = 7;
 }
 
+/* The models' own link faults (fault.c) on both ends: what `cxlab fault` sets in a lab. */
+static void knobs_model(struct fake_cable *c)
+{
+	static const char *const spec[] = { "seed 11", "loss 3%", "dup 2%", "reorder 2%",
+					    "corrupt 2%" };
+	char err[160];
+	unsigned int end, i;
+
+	for (end = 0; end < 2; end++)
+		for (i = 0; i < sizeof(spec) / sizeof(spec[0]); i++)
+			if (cxfw_fault_set(c->dev[end], spec[i], err, sizeof(err)))
+				c->cut = true;		/* fails the run loudly */
+}
+
 /* The knobs really did something, and the engines noticed. */
 TEST(xport_rc_lossy_5pct_drop_completes_exactly_once)
 {
@@ -190,6 +204,20 @@ TEST(xport_rc_lossy_drop_dup_reorder_together)
 	      t->fk.cable->duplicated[0] + t->fk.cable->duplicated[1] > 0 &&
 	      t->fk.cable->reordered[0] + t->fk.cable->reordered[1] > 0);
 	CHECK(sa.retransmits > 0);
+}
+
+TEST(xport_rc_over_the_models_faulty_link_completes_exactly_once)
+{
+	struct cxfw_stats sa, sb;
+
+	lossy_case(t, knobs_model, &sa, &sb);
+	if (t->failed)
+		return;
+	CHECK(!t->fk.cable->cut);
+	/* corrupted packets were dropped by the receivers' CRC checks, losses retried */
+	CHECK(sa.vcrc_errors + sb.vcrc_errors > 0);
+	CHECK(sa.retransmits > 0);
+	CHECK(sb.duplicate_requests > 0);
 }
 
 /* ---- more RC shapes ------------------------------------------------------------------------ */
