@@ -21,6 +21,7 @@
 #include <sys/un.h>
 
 #include "qapi/error.h"
+#include "qemu/atomic.h"
 #include "qemu/bswap.h"
 #include "qemu/cutils.h"
 #include "qemu/thread.h"
@@ -57,6 +58,10 @@ struct CxibCable {
 	CxibCapture *capture;
 	CxibCableOps ops;
 	void *opaque;
+
+	/* Unplugged by cxib_cable_plug(): the worker drops the connection and makes none. */
+	bool want_plugged;		/* atomic: what was asked */
+	bool plugged;			/* worker: what is */
 
 	/* listen_fd belongs to creation and cxib_cable_free(); the rest is the worker's. */
 	int listen_fd;
@@ -525,6 +530,7 @@ CxibCable *cxib_cable_new(const CxibCableConfig *cfg, const CxibCableOps *ops, v
 	c->opaque = opaque;
 	c->listen_fd = -1;
 	c->conn_fd = -1;
+	c->want_plugged = c->plugged = true;
 	qemu_mutex_init(&c->tx_lock);
 	g_queue_init(&c->lb_queue);
 	if (c->path) {
@@ -562,7 +568,35 @@ void cxib_cable_start(CxibCable *c)
 /* The connecting side has no connection: it tries again every CXIB_CABLE_RECONNECT_MS. */
 static bool cxib_cable_connecting(const CxibCable *c)
 {
-	return c->path && !c->listen && c->conn_fd < 0;
+	return c->path && !c->listen && c->conn_fd < 0 && c->plugged;
+}
+
+void cxib_cable_plug(CxibCable *c, bool plugged)
+{
+	qatomic_set(&c->want_plugged, plugged);
+	c->ops.kick(c->opaque);
+}
+
+bool cxib_cable_plugged(CxibCable *c)
+{
+	return qatomic_read(&c->want_plugged);
+}
+
+/* Worker: carry out an unplug or replug asked for since the last turn. */
+static void cxib_cable_apply_plug(CxibCable *c)
+{
+	bool want = qatomic_read(&c->want_plugged);
+
+	if (want == c->plugged || !c->path)
+		return;
+	c->plugged = want;
+	if (!want) {
+		cxib_cable_close(c, "cable unplugged", false);
+		fprintf(stderr, "%s: cable unplugged\n", c->name);
+	} else {
+		c->next_connect_ms = qemu_clock_get_ms(QEMU_CLOCK_REALTIME);
+		fprintf(stderr, "%s: cable plugged in again\n", c->name);
+	}
 }
 
 void cxib_cable_poll_prepare(CxibCable *c, struct pollfd *pfd, int *timeout_ms)
@@ -570,6 +604,9 @@ void cxib_cable_poll_prepare(CxibCable *c, struct pollfd *pfd, int *timeout_ms)
 	pfd->fd = -1;
 	pfd->events = 0;
 	pfd->revents = 0;
+	cxib_cable_apply_plug(c);
+	if (!c->plugged)
+		return;		/* a peer's connection waits in the backlog until replugged */
 	if (c->conn_fd >= 0) {
 		pfd->fd = c->conn_fd;
 		pfd->events = POLLIN;
@@ -597,7 +634,8 @@ void cxib_cable_poll_done(CxibCable *c, const struct pollfd *pfd)
 			cxib_cable_read(c);
 		if (c->conn_fd >= 0 && (pfd->revents & POLLOUT))
 			cxib_cable_flush(c);
-	} else if (pfd->fd >= 0 && pfd->fd == c->listen_fd && (pfd->revents & POLLIN)) {
+	} else if (pfd->fd >= 0 && pfd->fd == c->listen_fd && (pfd->revents & POLLIN) &&
+		   c->plugged) {
 		cxib_cable_accept(c);
 	} else if (connecting && qemu_clock_get_ms(QEMU_CLOCK_REALTIME) >= c->next_connect_ms) {
 		cxib_cable_connect(c);

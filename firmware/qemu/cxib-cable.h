@@ -120,6 +120,13 @@ void cxib_cable_free(CxibCable *c);
 int cxib_cable_send(CxibCable *c, const void *pkt, size_t len);
 /* Link-level flow control: the transmit queue is past its high-water mark.  Any thread. */
 bool cxib_cable_busy(CxibCable *c);
+/*
+ * Pull the cable out (@plugged false: the connection is dropped, both ends see the link go
+ * down, no new one is made) or plug it in again (connect / accept as at start).  Carried
+ * out by the worker; any thread.  A loopback plug stays in.
+ */
+void cxib_cable_plug(CxibCable *c, bool plugged);
+bool cxib_cable_plugged(CxibCable *c);
 /* A consistent copy of the counters.  Any thread. */
 void cxib_cable_get_stats(CxibCable *c, CxibCableStats *st);
 /* The counters as "name=value ..." (a g_malloc'ed string). */

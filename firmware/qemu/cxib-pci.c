@@ -55,6 +55,7 @@
 #include "hw/pci/msix.h"
 #include "hw/pci/pci.h"
 #include "hw/pci/pcie.h"
+#include "hw/pci/pcie_aer.h"
 #include "hw/qdev-properties.h"
 #include "migration/vmstate.h"
 #include "sysemu/dma.h"
@@ -75,6 +76,7 @@
 OBJECT_DECLARE_SIMPLE_TYPE(CxibPciState, CXIB_PCI)
 
 #define CXIB_PCI_PCIE_CAP_OFFSET	0x80	/* config-space offset of the PCIe capability */
+#define CXIB_PCI_AER_OFFSET		0x100	/* AER: the first extended capability */
 #define CXIB_PCI_DEFAULT_MSIX_VECTORS	16
 #define CXIB_PCI_MAX_MSIX_VECTORS	(PCI_MSIX_FLAGS_QSIZE + 1)
 #define CXIB_PCI_NUM_PORTS		1
@@ -509,6 +511,71 @@ static void cxib_pci_set_inject_fatal(Object *obj, Visitor *v, const char *name,
 }
 
 /*
+ * Fault injection at run time: "qom-set <device> fault '<KIND> [ARGS]'".  The cable's own
+ * faults ("unplug", "replug") are the glue's; "fatal [SYNDROME]" is inject-fatal; every
+ * other kind is the core's (cxfw_fault_set(): link loss, duplication, reordering and
+ * corruption, health-counter stall, command hang, a failed command, DMA failures, clear).
+ * "qom-get <device> fault" returns what is set and what it did, and the cable's state.
+ */
+static void cxib_pci_set_fault(Object *obj, const char *spec, Error **errp)
+{
+	CxibPciState *s = CXIB_PCI(obj);
+	char err[256], kind[16] = "";
+	unsigned int synd = 0;
+	int n = 0;
+
+	if (!s->fw) {
+		error_setg(errp, "fault: only a realized device can be made to fail");
+		return;
+	}
+	sscanf(spec, " %15s%n", kind, &n);
+	if (!strcmp(kind, "unplug") || !strcmp(kind, "replug")) {
+		if (!s->cable_path) {
+			error_setg(errp, "fault %s: port 1 has no cable", kind);
+			return;
+		}
+		cxib_cable_plug(s->cable, kind[0] == 'r');
+		return;
+	}
+	if (!strcmp(kind, "fatal")) {
+		if (sscanf(spec + n, " %i", &synd) == 1 && (synd < 1 || synd > UINT8_MAX)) {
+			error_setg(errp, "fault fatal [SYNDROME]: a health syndrome 1..255");
+			return;
+		}
+		qemu_mutex_lock(&s->fw_lock);
+		cxfw_inject_fatal(s->fw, (uint8_t)synd);
+		qemu_mutex_unlock(&s->fw_lock);
+		return;
+	}
+	if (cxfw_fault_set(s->fw, spec, err, sizeof(err)))
+		error_setg(errp, "fault: %s%s", err,
+			   strstr(err, "unknown fault") ? "; or unplug, replug, fatal [SYNDROME]" :
+			   "");
+	else
+		cxib_pci_kick(s);	/* a cleared hang: the waiting commands run now */
+}
+
+static char *cxib_pci_get_fault(Object *obj, Error **errp)
+{
+	CxibPciState *s = CXIB_PCI(obj);
+	size_t len;
+	char *buf, *out;
+
+	if (!s->fw) {
+		error_setg(errp, "fault: the device is not realized");
+		return NULL;
+	}
+	len = cxfw_fault_format(s->fw, NULL, 0) + 1;
+	buf = g_malloc(len);
+	cxfw_fault_format(s->fw, buf, len);
+	out = g_strdup_printf("%s cable=%s", buf,
+			      !s->cable_path ? "none" :
+			      cxib_cable_plugged(s->cable) ? "plugged" : "unplugged");
+	g_free(buf);
+	return out;
+}
+
+/*
  * Counters: "qom-get <device> stats" returns the model's counters as "name=value ..."
  * (cxfw_stats_format()); the lab shows them next to its measurements.
  */
@@ -674,6 +741,10 @@ static void cxib_pci_realize(PCIDevice *pdev, Error **errp)
 		goto err_name;
 	}
 	pcie_cap_flr_init(pdev);	/* FLR runs dc->reset through pci_device_reset() */
+	/* AER, so errors can be injected (HMP pcie_aer_inject_error) as on a real slot */
+	ret = pcie_aer_init(pdev, PCI_ERR_VER, CXIB_PCI_AER_OFFSET, PCI_ERR_SIZEOF, errp);
+	if (ret < 0)
+		goto err_pcie;
 
 	/* Unregistered by the PCI core if realize fails. */
 	memory_region_init_io(&s->bar0, OBJECT(s), &cxib_pci_bar0_ops, s, "cxib-bar0",
@@ -683,7 +754,7 @@ static void cxib_pci_realize(PCIDevice *pdev, Error **errp)
 
 	ret = msix_init_exclusive_bar(pdev, s->msix_vectors, CXIB_MSIX_BAR, errp);
 	if (ret)
-		goto err_pcie;
+		goto err_aer;
 	for (unsigned int v = 0; v < s->msix_vectors; v++)
 		msix_vector_use(pdev, v);
 	s->irq_pending = bitmap_new(s->msix_vectors);
@@ -757,6 +828,8 @@ err_msix:
 	g_free(s->irq_pending);
 	s->irq_pending = NULL;
 	msix_uninit_exclusive_bar(pdev);
+err_aer:
+	pcie_aer_exit(pdev);
 err_pcie:
 	pcie_cap_exit(pdev);
 err_name:
@@ -780,6 +853,7 @@ static void cxib_pci_exit(PCIDevice *pdev)
 	event_notifier_cleanup(&s->kick);
 	g_free(s->irq_pending);
 	msix_uninit_exclusive_bar(pdev);
+	pcie_aer_exit(pdev);
 	pcie_cap_exit(pdev);
 	g_free(s->name);
 }
@@ -854,6 +928,10 @@ static void cxib_pci_class_init(ObjectClass *klass, void *data)
 				  cxib_pci_set_inject_fatal, NULL, NULL);
 	object_class_property_set_description(klass, "inject-fatal",
 		"write-only, at run time: firmware-fatal state with this health syndrome");
+	object_class_property_add_str(klass, "fault", cxib_pci_get_fault, cxib_pci_set_fault);
+	object_class_property_set_description(klass, "fault",
+		"at run time: set one fault ('loss 1%', 'unplug', 'cmd-hang on', 'clear', ...; "
+		"firmware/qemu/README.md); reading says what is set and what it did");
 	object_class_property_add_str(klass, "stats", cxib_pci_get_stats, NULL);
 	object_class_property_set_description(klass, "stats",
 		"read-only: the model's counters as name=value pairs");
