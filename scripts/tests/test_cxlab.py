@@ -22,8 +22,9 @@ TOP = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))
 
 sys.path.insert(0, os.path.join(TOP, "scripts", "lib"))
 from cxlab import build, commands, common, jobs, qemu, results, scenarios, status  # noqa: E402
-from cxlab import diag, trace  # noqa: E402
+from cxlab import diag, fault, trace  # noqa: E402
 from cxlab.lab import Lab, SM_PRIORITY  # noqa: E402
+from cxlab import qmp as qmp_mod  # noqa: E402
 
 
 class FakeQEMU:
@@ -31,7 +32,7 @@ class FakeQEMU:
     an absent property gets QEMU's error.  Sends an event before each answer."""
 
     def __init__(self, path, props):
-        self.props, self.seen = props, []
+        self.props, self.seen, self.requests = props, [], []
         self.srv = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
         self.srv.bind(path)
         self.srv.listen(4)
@@ -51,10 +52,13 @@ class FakeQEMU:
                 for line in f:
                     req = json.loads(line)
                     self.seen.append(req["execute"])
+                    self.requests.append(req)
                     c.sendall(b'{"timestamp": {"seconds": 1, "microseconds": 2}, '
                               b'"event": "NIC_RX_FILTER_CHANGED"}\r\n')
                     ans = {"id": req.get("id")}
-                    if req["execute"] == "qom-get":
+                    if req["execute"] == "human-monitor-command":
+                        ans["return"] = "OK id: hca1 root bus: pcie.0\r\n"
+                    elif req["execute"] == "qom-get":
                         a = req["arguments"]
                         key = (a["path"], a["property"])
                         if key in self.props:
@@ -261,6 +265,45 @@ class FailedJobState(unittest.TestCase):
         self.assertEqual(os.listdir(d), ["model-state-uc_pingpong_-e_.._x.txt"])
         with open(os.path.join(d, os.listdir(d)[0])) as f:
             self.assertIn("out_of_buffer=1\n", f.read())
+
+
+class Faults(unittest.TestCase):
+    """cxlab fault: the model's faults through the fault property, AER through QEMU."""
+
+    def setUp(self):
+        self.run = tempfile.mkdtemp()
+        self.addCleanup(shutil.rmtree, self.run)
+        os.makedirs(os.path.join(self.run, "node1"))
+        self.srv = FakeQEMU(os.path.join(self.run, "node1", "qmp.sock"), {})
+        self.addCleanup(self.srv.close)
+
+    def apply(self, kind, *args):
+        with qmp_mod.QMP(qmp_mod.qmp_path(self.run, "node1")) as q:
+            return fault.apply(q, self.run, "node1", kind, list(args))
+
+    def test_a_model_fault_is_one_qom_set_of_the_whole_line(self):
+        self.apply("loss", "1%")
+        req = self.srv.requests[-1]
+        self.assertEqual(req["execute"], "qom-set")
+        self.assertEqual(req["arguments"], {"path": "/machine/peripheral/hca1",
+                                            "property": "fault", "value": "loss 1%"})
+
+    def test_aer_classes_map_to_qemu_error_names(self):
+        self.assertIn("fatal", self.apply("aer", "fatal"))
+        self.assertEqual(self.srv.requests[-1]["arguments"]["command-line"],
+                         "pcie_aer_inject_error hca1 MALF_TLP")
+        self.apply("aer", "correctable")
+        self.assertTrue(self.srv.requests[-1]["arguments"]["command-line"].endswith("RCVR"))
+        with self.assertRaises(common.LabError) as cm:
+            self.apply("aer", "severe")
+        self.assertIn("correctable|nonfatal|fatal", str(cm.exception))
+
+    def test_add_uses_the_properties_the_hca_booted_with(self):
+        with open(os.path.join(self.run, "node1", "cmdline"), "w") as f:
+            f.write("qemu -device pcie-root-port,id=rp1 -device cxib-pci,id=hca1,bus=rp1,"
+                    "serial=1,cable=/x/c.sock,cable-listen=on -append a b\n")
+        self.assertEqual(fault.hca_device_arg(self.run, "node1"),
+                         "cxib-pci,id=hca1,bus=rp1,serial=1,cable=/x/c.sock,cable-listen=on")
 
 
 class FirstFailure(unittest.TestCase):

@@ -9,6 +9,8 @@
   cxlab run --script FILE [--node N]   run any script on one node or on all of them
                                        (FILE - : the script comes on standard input)
   cxlab bench [--quick] [--tests ...]  perftest on cxib and on Soft-RoCE (Documentation/bench.md)
+  cxlab fault NODE KIND [ARGS]         make NODE's HCA fail on purpose: loss 1%, unplug, fatal,
+                                       aer fatal, remove, ... (Documentation/lab.md, "Faults")
 
 Nodes boot with the lab's own small init (--init cxlab, the default) or with systemd
 (--init systemd: an image with systemd, the cxib-dkms package installed by dpkg, cxib
@@ -34,6 +36,7 @@ from typing import Callable
 from . import bench
 from .commands import cmd_capture, cmd_down, cmd_run, cmd_shell, cmd_status, cmd_trace, cmd_up
 from .common import LABDIR, PROG, LabError, say
+from .fault import cmd_fault
 from .lab import BOOT_TIMEOUT
 from .qemu import DRIVERS, INITS, RUNTIME_PAGES, SM_MODES
 from .switch import switch_main
@@ -113,13 +116,23 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--node", help="the node whose port to record (default node1)")
     p.add_argument("--seconds", type=float, default=12.0, help="how long (12)")
     common(p, boots=False)
+    p = sub.add_parser("fault", help="make a node's HCA fail on purpose, at run time")
+    p.add_argument("node", metavar="NODE")
+    p.add_argument("kind", metavar="KIND", nargs="?",
+                   help="loss|dup|reorder|corrupt RATE, seed N, unplug, replug, fatal [SYND], "
+                        "health-stall on|off, cmd-hang on|off, cmd-fail OPCODE STATUS "
+                        "[COUNT|always], dma-read-fail N, dma-write-fail N, clear, "
+                        "aer correctable|nonfatal|fatal, remove, add; none: show")
+    p.add_argument("args", metavar="ARGS", nargs="*")
+    common(p, boots=False)
     bench.add_parser(sub, common)
     return ap
 
 
 COMMANDS: dict[str, Callable[[argparse.Namespace], int]] = {
     "up": cmd_up, "down": cmd_down, "status": cmd_status, "shell": cmd_shell, "run": cmd_run,
-    "capture": cmd_capture, "trace": cmd_trace, "bench": bench.cmd_bench}
+    "capture": cmd_capture, "trace": cmd_trace, "bench": bench.cmd_bench,
+    "fault": cmd_fault}
 
 
 def main(argv: list[str] | None = None) -> int:
