@@ -19,13 +19,26 @@
 #   dotted FILE FIELD           the value of a "Field:.....value" line (smpquery, perfquery)
 #
 # opensm's defaults are kept except where the lab needs another value: a short SM polling
-# timeout so that a standby SM takes over within seconds (SM failover), and a short sweep
-# interval so that a port that comes back is configured quickly.
+# timeout so that a standby SM takes over within seconds (SM failover), a short sweep
+# interval so that a port that comes back is configured quickly, and a longer transaction
+# timeout, because a lab node answers SMPs late when its host is busy.
+#
+# The transaction timeout: an SMP to a CA is answered by the node's kernel (the MAD layer,
+# the driver's process_mad, the firmware's SMA behind MAD_IFC), so a node whose vCPU gets no
+# host CPU answers only when it runs again: under two labs' load a TCG guest stalls for up
+# to about 2 s.  With opensm's default (200 ms, 3 retries: 0.8 s) the light sweep then
+# takes the stalled node for gone, drops it, and its link manager sets the SM's own port,
+# whose neighbour it no longer knows, to Down (osm_link_mgr.c: a port whose remote port is
+# unreachable).  That port is down for about 4 s (retrain, Init, the SM rediscovers the
+# subnet, Armed, Active), and every packet to or from the node in that time is dropped:
+# the "unexplained" UD and UC messages and MADs lost on a clean cable.  1 s with 3 retries
+# (4 s) rides out such stalls; a node that is really gone is dropped 3 s later.
 
 SM_DEV=${SM_DEV:-cxib_0}
 SM_SWEEP=${SM_SWEEP:-5}			# seconds between sweeps (opensm default 10)
 SM_POLL_MS=${SM_POLL_MS:-1000}		# standby polls the master this often (default 10000)
 SM_POLL_RETRIES=${SM_POLL_RETRIES:-3}	# and takes over after this many misses (default 4)
+SM_TRANS_MS=${SM_TRANS_MS:-1000}	# an SMP is sent again after this (default 200)
 
 sm_conf() { # sm_conf NAME PRIORITY: write /etc/opensm/NAME.conf
 	mkdir -p /etc/opensm /var/cache/opensm
@@ -35,6 +48,7 @@ sm_priority $2
 sweep_interval $SM_SWEEP
 sminfo_polling_timeout $SM_POLL_MS
 polling_retry_number $SM_POLL_RETRIES
+transaction_timeout $SM_TRANS_MS
 log_file /var/log/opensm-$1.log
 EOF
 	# the partitions of the scenario, if it wrote one
