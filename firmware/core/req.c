@@ -388,41 +388,44 @@ static unsigned int cxfw_req_ds_align(unsigned int n)
 	return (n + CXIB_WQE_DS_SIZE - 1) & ~(unsigned int)(CXIB_WQE_DS_SIZE - 1);
 }
 
-/* Data and inline segments from @off to @end of @wqe into @w; 0 or a CQE syndrome. */
+/*
+ * Data and inline segments from @off to @end of @wqe into @w's pieces, in WQE order: the
+ * message is their concatenation.  The two kinds may be mixed (UCX puts its header inline
+ * and its payload behind a pointer); an empty pointer segment adds nothing.  0 or a CQE
+ * syndrome.
+ */
 static uint8_t cxfw_req_parse_data(const uint8_t *wqe, unsigned int off, unsigned int end,
 				   struct cxfw_req_wqe *w)
 {
-	bool ptr = false;
+	uint32_t ilen = 0;
 
 	w->len = 0;
 	w->nsge = 0;
 	w->inl = false;
 	while (off + CXIB_WQE_DS_SIZE <= end) {
 		const __be32 *d = (const __be32 *)(wqe + off);
+		struct cxfw_req_sge *s = &w->u.sge[w->nsge];
 
 		if (CXIB_GET(d, CXIB_WQE_INLINE_SEG)) {
 			uint32_t n = CXIB_GET(d, CXIB_WQE_INLINE_BYTE_COUNT);
 
-			if (ptr || off + CXIB_WQE_INLINE_HDR_SIZE + n > end)
+			if (off + CXIB_WQE_INLINE_HDR_SIZE + n > end)
 				return CXIB_CQE_SYND_LOCAL_QP_OP_ERR;
-			memmove(w->u.data + w->len, wqe + off + CXIB_WQE_INLINE_HDR_SIZE, n);
-			w->len += n;
+			memcpy(w->u.data + ilen, wqe + off + CXIB_WQE_INLINE_HDR_SIZE, n);
+			*s = (struct cxfw_req_sge){ .len = n, .addr = ilen, .inl = true };
+			ilen += n;
 			w->inl = true;
 			off += cxfw_req_ds_align(CXIB_WQE_INLINE_HDR_SIZE + n);
-			continue;
+		} else {
+			*s = (struct cxfw_req_sge){ .len = CXIB_GET(d, CXIB_WQE_DATA_BYTE_COUNT),
+						    .lkey = CXIB_GET(d, CXIB_WQE_DATA_LKEY),
+						    .addr = CXIB_GET64(d, CXIB_WQE_DATA_ADDR) };
+			off += CXIB_WQE_DS_SIZE;
 		}
-		if (w->inl)
-			return CXIB_CQE_SYND_LOCAL_QP_OP_ERR;
-		ptr = true;
-		if (CXIB_GET(d, CXIB_WQE_DATA_BYTE_COUNT)) {
-			struct cxfw_req_sge *s = &w->u.sge[w->nsge++];
-
-			s->len = CXIB_GET(d, CXIB_WQE_DATA_BYTE_COUNT);
-			s->lkey = CXIB_GET(d, CXIB_WQE_DATA_LKEY);
-			s->addr = CXIB_GET64(d, CXIB_WQE_DATA_ADDR);
+		if (s->len) {
 			w->len += s->len;
+			w->nsge++;
 		}
-		off += CXIB_WQE_DS_SIZE;
 	}
 	return 0;
 }
@@ -853,6 +856,12 @@ static uint8_t cxfw_req_sge_copy(struct cxfw_dev *dev, const struct cxfw_qp *qp,
 			continue;
 		}
 		chunk = s->len - off < n - done ? (uint32_t)(s->len - off) : n - done;
+		if (s->inl) {	/* never scattered into: READ and atomics refuse inline data */
+			memcpy(buf + done, w->u.data + s->addr + off, chunk);
+			done += chunk;
+			off = 0;
+			continue;
+		}
 		st = cxfw_mkey_translate(dev, s->lkey, cxfw_req_qp_key_pd(qp), access,
 					 s->addr + off, chunk, sg, 4, &nsg);
 		if (st)
@@ -875,14 +884,10 @@ static uint8_t cxfw_req_sge_copy(struct cxfw_dev *dev, const struct cxfw_qp *qp,
 	return done == n ? 0 : CXIB_CQE_SYND_LOCAL_LENGTH_ERR;
 }
 
-/* Gather [off, off + n) of @w's message into @buf: inline data or the SGEs (local read). */
+/* Gather [off, off + n) of @w's message into @buf: inline bytes and SGEs (local read). */
 static uint8_t cxfw_req_gather(struct cxfw_dev *dev, const struct cxfw_qp *qp,
 			       const struct cxfw_req_wqe *w, uint64_t off, uint32_t n, uint8_t *buf)
 {
-	if (w->inl) {
-		memcpy(buf, w->u.data + off, n);
-		return 0;
-	}
 	return cxfw_req_sge_copy(dev, qp, w, off, n, buf, false);
 }
 
@@ -1075,16 +1080,16 @@ static uint8_t cxfw_req_check_keys(struct cxfw_dev *dev, const struct cxfw_qp *q
 	unsigned int i, nsg;
 	uint8_t st;
 
-	if (w->inl)
-		return 0;
 	for (i = 0; i < w->nsge && need; i++) {
 		uint64_t n = w->u.sge[i].len < need ? w->u.sge[i].len : need;
 
+		need -= n;
+		if (w->u.sge[i].inl)
+			continue;
 		st = cxfw_mkey_translate(dev, w->u.sge[i].lkey, cxfw_req_qp_key_pd(qp), access,
 					 w->u.sge[i].addr, n, NULL, 0, &nsg);
 		if (st)
 			return st;
-		need -= n;
 	}
 	return 0;
 }

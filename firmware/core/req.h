@@ -50,11 +50,15 @@ struct cxfw_qp;
 #define CXFW_RNR_RETRY_INFINITE	7	/* rnr_retry 7: retry forever */
 #define CXFW_QKEY_CONTROLLED	0x80000000u	/* WR Q_Key: use the QP's (IBA 10.2.5) */
 
-/* A gather / scatter entry of a send WQE. */
+/*
+ * A piece of a send WQE's message, in WQE order: a gather / scatter entry through @lkey at
+ * @addr, or (@inl) @len bytes of inline data at offset @addr of the WQE's inline bytes.
+ */
 struct cxfw_req_sge {
 	uint32_t lkey;
 	uint32_t len;
 	uint64_t addr;
+	bool inl;
 };
 
 /* Destination of a UD WQE (its datagram segment). */
@@ -70,7 +74,8 @@ struct cxfw_req_av {
 struct cxfw_req_wqe {
 	uint16_t idx, bbs;		/* first WQEBB, size in WQEBBs */
 	uint8_t opcode, fm, synd;	/* synd: error to report when it completes (0: none) */
-	bool signaled, se, rd_atomic, local, started, done, resp_in_pass, inl;
+	bool signaled, se, rd_atomic, local, started, done, resp_in_pass;
+	bool inl;			/* some of the message is inline data */
 	bool linv;			/* a UMR that invalidates: fenced (IBA 10.6.5.1) */
 	uint32_t imm;			/* ctrl general id */
 	uint32_t first_psn, npsn;	/* PSNs it occupies */
@@ -87,9 +92,9 @@ struct cxfw_req_wqe {
 	uint16_t hlen;			/* LSO: header bytes in @hdr (0: not LSO) */
 	struct cxfw_ipoib_hdrs lso;	/* LSO: the headers in @hdr */
 	unsigned int nsge;
-	union {
-		struct cxfw_req_sge sge[CXFW_REQ_MAX_SGE];
-		uint8_t data[CXFW_REQ_WQE_BYTES];	/* inline data */
+	struct {
+		struct cxfw_req_sge sge[CXFW_REQ_MAX_SGE];	/* the message's pieces */
+		uint8_t data[CXFW_REQ_WQE_BYTES];	/* inline bytes; a UMR's raw WQE */
 	} u;
 	uint8_t hdr[CXIB_IPOIB_LSO_MAX_HDR];	/* LSO: the WQE's inline headers */
 };

@@ -1369,6 +1369,17 @@ int drv_post_send(struct drv_node *n, struct drv_qp *qp, const struct drv_wr *wr
 		for (i = 0; i < wr->nsg; i++) {
 			struct cxib_wqe_data_seg *d = (struct cxib_wqe_data_seg *)(w + off);
 
+			if (wr->sg[i].inl) {	/* an inline segment of its own, as UCX writes */
+				if (off + CXIB_WQE_INLINE_HDR_SIZE + wr->sg[i].len > sizeof(w))
+					return -1;
+				CXIB_SET(d, CXIB_WQE_INLINE_SEG, 1);
+				CXIB_SET(d, CXIB_WQE_INLINE_BYTE_COUNT, wr->sg[i].len);
+				fake_mem_read(&n->t->fk, wr->sg[i].addr,
+					      w + off + CXIB_WQE_INLINE_HDR_SIZE, wr->sg[i].len);
+				off = (uint32_t)align_up(off + CXIB_WQE_INLINE_HDR_SIZE +
+							 wr->sg[i].len, CXIB_WQE_DS_SIZE);
+				continue;
+			}
 			if (!wr->sg[i].len)
 				continue;	/* mlx5 skips empty segments */
 			CXIB_SET(d, CXIB_WQE_DATA_BYTE_COUNT, wr->sg[i].len);

@@ -254,6 +254,7 @@ struct drv_sge {
 	uint64_t addr;			/* VA of an MTT key (or PA of a PA key) */
 	uint32_t len;
 	uint32_t lkey;
+	bool inl;			/* send WR: this entry inline (addr a PA, read at post) */
 };
 
 struct drv_ah {				/* UD address (datagram segment) */
@@ -380,7 +381,8 @@ unsigned int drv_mcg(struct drv_node *n, struct drv_qp *qp, const uint8_t gid[16
 /*
  * Build @wr at the SQ producer, wrap at the ring end, update the doorbell record, ring the
  * BlueFlame doorbell.  Returns the WQE index (the CQE's wqe_counter) or -1 if @wr cannot
- * be built (too many segments, SQ full is not checked).  With wr->inl the segments'
+ * be built (too many segments, SQ full is not checked).  An entry with sg[i].inl is an
+ * inline segment of its own among pointer segments.  With wr->inl the segments'
  * addresses are guest physical (the CPU copies the bytes into the WQE) and keys unused.
  */
 int drv_post_send(struct drv_node *n, struct drv_qp *qp, const struct drv_wr *wr);

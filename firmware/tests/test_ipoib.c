@@ -362,7 +362,7 @@ static void ipoib_recvs(struct ipoib_env *e, struct drv_qp *qp, unsigned int n, 
 	unsigned int i;
 
 	for (i = 0; i < n; i++) {
-		struct drv_sge r = { e->dst.va + i * each, each, e->dst.key };
+		struct drv_sge r = { .addr = e->dst.va + i * each, .len = each, .lkey = e->dst.key };
 
 		drv_post_recv(e->nb, qp, &r, 1);
 	}
@@ -390,8 +390,8 @@ TEST(ipoib_lso_wqe_arrives_as_mss_sized_tcp_segments)
 	wr.hdr = hdr;
 	wr.hlen = hlen;
 	/* the payload in two pieces that do not line up with the MSS */
-	wr.sg[wr.nsg++] = (struct drv_sge){ e.src.va, 1500, e.src.key };
-	wr.sg[wr.nsg++] = (struct drv_sge){ e.src.va + 1500, 1000, e.src.key };
+	wr.sg[wr.nsg++] = (struct drv_sge){ .addr = e.src.va, .len = 1500, .lkey = e.src.key };
+	wr.sg[wr.nsg++] = (struct drv_sge){ .addr = e.src.va + 1500, .len = 1000, .lkey = e.src.key };
 	CHECK(drv_post_send(e.na, &e.a, &wr) >= 0);
 	CHECK(drv_pump(&e.w) > 0);
 
@@ -448,7 +448,7 @@ TEST(ipoib_send_checksums_are_filled_in_and_checked_on_receive)
 	/* asked for: both checksums arrive right */
 	wr = ipoib_wr(&e, &e.b, CXIB_WQE_OPCODE_SEND);
 	wr.cs_flags = CXIB_WQE_ETH_L3_CSUM | CXIB_WQE_ETH_L4_CSUM;
-	wr.sg[wr.nsg++] = (struct drv_sge){ e.src.va, len, e.src.key };
+	wr.sg[wr.nsg++] = (struct drv_sge){ .addr = e.src.va, .len = len, .lkey = e.src.key };
 	CHECK(drv_post_send(e.na, &e.a, &wr) >= 0);
 	/* not asked for: the zero checksums go as they are and fail the check */
 	wr.cs_flags = 0;
@@ -473,7 +473,7 @@ TEST(ipoib_send_checksums_are_filled_in_and_checked_on_receive)
 	ipoib_recvs(&e, &e.plain, 1, 2048);
 	wr = ipoib_wr(&e, &e.plain, CXIB_WQE_OPCODE_SEND);
 	wr.cs_flags = CXIB_WQE_ETH_L3_CSUM | CXIB_WQE_ETH_L4_CSUM;
-	wr.sg[wr.nsg++] = (struct drv_sge){ e.src.va, len, e.src.key };
+	wr.sg[wr.nsg++] = (struct drv_sge){ .addr = e.src.va, .len = len, .lkey = e.src.key };
 	CHECK(drv_post_send(e.na, &e.a, &wr) >= 0);
 	CHECK(drv_pump(&e.w) > 0);
 	CHECK_EQ(drv_poll(e.nb, e.w.cq[1], &cqe), 1);
@@ -516,7 +516,7 @@ static unsigned int lso_error(struct test_ctx *t, struct drv_wr *wr, bool ipoib)
 		return 0x101;
 	wr->ah.dlid = e.nb->lid;
 	wr->ah.dqpn = e.b.qpn;
-	wr->sg[0] = (struct drv_sge){ e.src.va, 3000, e.src.key };
+	wr->sg[0] = (struct drv_sge){ .addr = e.src.va, .len = 3000, .lkey = e.src.key };
 	wr->nsg = 1;
 	ipoib_recvs(&e, &e.b, 4, 4096);
 	if (drv_post_send(e.na, ipoib ? &e.a : &plain, wr) < 0 || drv_pump(&e.w) <= 0)
@@ -578,7 +578,7 @@ TEST(ipoib_lso_payload_may_exceed_the_qps_message_limit)
 		pay[i] = (uint8_t)(i ^ (i >> 8));
 	drv_mem_write(e.na, big.pa, pay, total);
 	for (k = 0; k < nseg; k++) {
-		struct drv_sge r = { sink.va + k * 2048, 2048, sink.key };
+		struct drv_sge r = { .addr = sink.va + k * 2048, .len = 2048, .lkey = sink.key };
 
 		CHECK_EQ(drv_post_recv(e.nb, &e.b, &r, 1), (int)k);
 	}
@@ -587,7 +587,7 @@ TEST(ipoib_lso_payload_may_exceed_the_qps_message_limit)
 	wr.mss = (uint16_t)mss;
 	wr.hdr = hdr;
 	wr.hlen = hlen;
-	wr.sg[wr.nsg++] = (struct drv_sge){ big.va, total, big.key };
+	wr.sg[wr.nsg++] = (struct drv_sge){ .addr = big.va, .len = total, .lkey = big.key };
 	CHECK(drv_post_send(e.na, &e.a, &wr) >= 0);
 	CHECK(drv_pump(&e.w) > 0);
 	CHECK_EQ(drv_poll(e.na, e.w.cq[0], &cqe), 1);

@@ -559,12 +559,12 @@ static void ud_pair(struct test_ctx *t, struct drv_world *w, struct ud_pair *u)
 	CHECK_EQ(drv_qp_connect(&w->n[1], &u->b, &ib, &c), 0);
 	CHECK_EQ(drv_mr_alloc(&w->n[0], 256, DRV_LR, &u->src), 0);
 	CHECK_EQ(drv_mr_alloc(&w->n[1], 1024, DRV_LR | DRV_LW, &u->dst), 0);
-	r = (struct drv_sge){ u->dst.va, DRV_GRH_LEN + 256, u->dst.key };
+	r = (struct drv_sge){ .addr = u->dst.va, .len = DRV_GRH_LEN + 256, .lkey = u->dst.key };
 	CHECK_EQ(drv_post_recv(&w->n[1], &u->b, &r, 1), 0);
 	memset(&u->wr, 0, sizeof(u->wr));
 	u->wr.opcode = CXIB_WQE_OPCODE_SEND;
 	u->wr.signaled = true;
-	u->wr.sg[0] = (struct drv_sge){ u->src.va, 64, u->src.key };
+	u->wr.sg[0] = (struct drv_sge){ .addr = u->src.va, .len = 64, .lkey = u->src.key };
 	u->wr.nsg = 1;
 	u->wr.ah.dlid = w->n[1].lid;
 	u->wr.ah.dqpn = u->b.qpn;
@@ -596,7 +596,7 @@ TEST(sm_data_flows_only_when_active)
 
 	/* a port in Init sends nothing but VL15 either */
 	back = u.wr;
-	back.sg[0] = (struct drv_sge){ u.dst.va, 64, u.dst.key };
+	back.sg[0] = (struct drv_sge){ .addr = u.dst.va, .len = 64, .lkey = u.dst.key };
 	back.ah.dlid = w.n[0].lid;
 	back.ah.dqpn = u.a.qpn;
 	drops = w.n[1].t->dev->stats.port_state_drops;

@@ -24,7 +24,7 @@ struct sq_env {
 
 static struct drv_sge sq_sge(const struct drv_mr *mr, uint64_t off, uint32_t len)
 {
-	struct drv_sge s = { mr->va + off, len, mr->key };
+	struct drv_sge s = { .addr = mr->va + off, .len = len, .lkey = mr->key };
 
 	return s;
 }

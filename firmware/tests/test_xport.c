@@ -969,6 +969,54 @@ TEST(xport_ud_send_recv_without_grh)
 	CHECK_EQ(drv_poll(u.nb, u.w.cq[1], &cqe), 0);		/* b2 got nothing */
 }
 
+/*
+ * Inline and pointer segments mixed in one WQE, in any order (UCX's ud_mlx5 puts its header
+ * inline and its payload behind a pointer): the message is their concatenation.
+ */
+TEST(xport_ud_send_mixes_inline_and_pointer_segments)
+{
+	static const uint32_t lens[DRV_MAX_SGE] = { 300, 8, 8, 5 };
+	struct cxib_cqe64 cqe;
+	struct drv_mr src, dst;
+	struct drv_sge r;
+	struct drv_wr wr;
+	struct ud_env u;
+	uint64_t off = 0;
+	unsigned int i;
+	int si;
+
+	CHECK_EQ(ud_env(t, &u), 0);
+	CHECK_EQ(drv_mr_alloc(u.na, 4096, DRV_LR, &src), 0);
+	CHECK_EQ(drv_mr_alloc(u.nb, 4096, DRV_LR | DRV_LW, &dst), 0);
+	mr_pattern(u.na, &src, 0, 4096, 77);
+	drv_mem_fill(u.nb, dst.pa, FILL_DST, 4096);
+	r = sge(&dst, 0, 4096);
+	CHECK_EQ(drv_post_recv(u.nb, &u.b, &r, 1), 0);
+	wr = wr_op(CXIB_WQE_OPCODE_SEND, true);
+	wr.ah.dlid = u.nb->lid;
+	wr.ah.dqpn = u.b.qpn;
+	wr.ah.qkey = DRV_DEFAULT_QKEY;
+	/* pointer, inline, pointer, inline: consecutive pieces of the pattern */
+	for (i = 0; i < sizeof(lens) / sizeof(lens[0]); i++) {
+		wr.sg[wr.nsg] = sge(&src, off, lens[i]);
+		if (i % 2) {
+			wr.sg[wr.nsg].inl = true;
+			wr.sg[wr.nsg].addr = drv_mr_pa_of(&src, src.va + off);
+		}
+		wr.nsg++;
+		off += lens[i];
+	}
+	si = drv_post_send(u.na, &u.a, &wr);
+	CHECK(si >= 0);
+	PUMP(&u.w);
+	CHECK_EQ(drv_poll(u.na, u.w.cq[0], &cqe), 1);
+	CHECK_REQ_CQE(&cqe, &u.a, CXIB_WQE_OPCODE_SEND, si);
+	CHECK_EQ(drv_poll(u.nb, u.w.cq[1], &cqe), 1);
+	CHECK_RESP_CQE(&cqe, &u.b, CXIB_CQE_OPCODE_RESP_SEND, DRV_GRH_LEN + off, 0);
+	CHECK(mr_has_pattern(u.nb, &dst, DRV_GRH_LEN, (uint32_t)off, 77));
+	CHECK(mr_has_fill(u.nb, &dst, DRV_GRH_LEN + off, 64, FILL_DST));
+}
+
 TEST(xport_ud_wrong_qkey_is_dropped)
 {
 	struct cxfw_stats st;

@@ -20,7 +20,7 @@
 
 static inline struct drv_sge sge(const struct drv_mr *mr, uint64_t off, uint32_t len)
 {
-	struct drv_sge s = { mr->va + off, len, mr->key };
+	struct drv_sge s = { .addr = mr->va + off, .len = len, .lkey = mr->key };
 
 	return s;
 }
