@@ -794,6 +794,7 @@ static void cq_clean_drops_one_qp(struct kunit *test)
 	cq->buf.npages = 1;
 	cq->dbr.db = dbr;
 	cq->log_size = 3;
+	spin_lock_init(&cq->lock);
 	/* Consumer at 6: entries 6, 7 (lap 0, owner 0) and 8, 9, 10 (lap 1, owner 1). */
 	cq->cons_index = 6;
 	for (i = 0; i < 8; i++)
@@ -806,7 +807,9 @@ static void cq_clean_drops_one_qp(struct kunit *test)
 		CXIB_SET(cqe, CXIB_CQE_OPCODE, CXIB_CQE_OPCODE_REQ);
 		CXIB_SET(cqe, CXIB_CQE_OWNER, (6 + i) >> 3 & 1);
 	}
+	spin_lock_irq(&cq->lock);
 	cxib_cq_clean_locked(cq, 0xa, NULL);
+	spin_unlock_irq(&cq->lock);
 	KUNIT_EXPECT_EQ(test, cq->cons_index, 8);
 	KUNIT_EXPECT_EQ(test, be32_to_cpu(dbr[0]) & 0xffffff, 8);
 	/* 8, 9, 10 now hold QP b's CQEs 1, 3, 4 in order, each with its slot's owner (1). */
@@ -820,7 +823,9 @@ static void cq_clean_drops_one_qp(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, CXIB_GET(page + 1 * 64, CXIB_CQE_WQE_COUNTER), 0x103);
 	KUNIT_EXPECT_EQ(test, CXIB_GET(page + 2 * 64, CXIB_CQE_WQE_COUNTER), 0x104);
 	/* No CQE of the QP left: nothing changes. */
+	spin_lock_irq(&cq->lock);
 	cxib_cq_clean_locked(cq, 0xa, NULL);
+	spin_unlock_irq(&cq->lock);
 	KUNIT_EXPECT_EQ(test, cq->cons_index, 8);
 }
 
@@ -908,6 +913,47 @@ static void dead_device_poll_flushes(struct kunit *test)
 	xa_destroy(&dev->qps);
 }
 
+struct kick_seen {
+	struct completion done;
+	struct task_struct *task;
+};
+
+static void kick_handler(struct ib_cq *ibcq, void *ctx)
+{
+	struct kick_seen *seen = ctx;
+
+	seen->task = current;
+	complete(&seen->done);
+}
+
+/*
+ * The completion handler a dead device's post asks for runs from a work item, never in the
+ * poster's context (which may hold locks the handler takes); a directly polled CQ gets none.
+ */
+static void dead_device_kick_runs_from_a_work_item(struct kunit *test)
+{
+	struct cxib_cq *cq = kunit_kzalloc(test, sizeof(*cq), GFP_KERNEL);
+	struct kick_seen seen;
+
+	KUNIT_ASSERT_NOT_NULL(test, cq);
+	init_completion(&seen.done);
+	seen.task = NULL;
+	INIT_WORK(&cq->kick_work, cxib_cq_kick_work);
+	cq->ibcq.comp_handler = kick_handler;
+	cq->ibcq.cq_context = &seen;
+	cq->ibcq.poll_ctx = IB_POLL_SOFTIRQ;
+	cxib_cq_kick(cq);
+	KUNIT_ASSERT_GT(test, wait_for_completion_timeout(&seen.done, 5 * HZ), 0);
+	KUNIT_EXPECT_PTR_NE(test, seen.task, current);
+	KUNIT_EXPECT_TRUE(test, seen.task->flags & PF_WQ_WORKER);
+
+	reinit_completion(&seen.done);
+	cq->ibcq.poll_ctx = IB_POLL_DIRECT;
+	cxib_cq_kick(cq);
+	flush_work(&cq->kick_work);
+	KUNIT_EXPECT_FALSE(test, completion_done(&seen.done));
+}
+
 static struct kunit_case cxib_wqe_cases[] = {
 	KUNIT_CASE(send_gathers_and_skips_empty),
 	KUNIT_CASE(unsignaled_and_sig_all),
@@ -931,6 +977,7 @@ static struct kunit_case cxib_wqe_cases[] = {
 	KUNIT_CASE(qp_event_types),
 	KUNIT_CASE(cq_clean_drops_one_qp),
 	KUNIT_CASE(dead_device_poll_flushes),
+	KUNIT_CASE(dead_device_kick_runs_from_a_work_item),
 	{}
 };
 

@@ -340,6 +340,7 @@ static bool cxib_cmd_reap_locked(struct cxib_cmdq *cmdq, unsigned int slot)
 {
 	struct cxib_cmd_slot *s = &cmdq->slots[slot];
 
+	lockdep_assert_held(&cmdq->lock);
 	if (!s->stale || cxib_cmd_hw_owned(cmdq, slot))
 		return false;
 

@@ -240,6 +240,54 @@ void cxib_cq_comp_event(struct cxib_dev *dev, u32 cqn)
 	cxib_obj_put(&cq->ref);
 }
 
+VISIBLE_IF_KUNIT void cxib_cq_kick_work(struct work_struct *work)
+{
+	struct cxib_cq *cq = container_of(work, struct cxib_cq, kick_work);
+
+	if (cq->ibcq.comp_handler)
+		cq->ibcq.comp_handler(&cq->ibcq, cq->ibcq.cq_context);
+}
+EXPORT_SYMBOL_IF_KUNIT(cxib_cq_kick_work);
+
+/**
+ * cxib_cq_kick() - have the CQ's consumer poll it, from a work item
+ * @cq: the CQ
+ *
+ * A dead device raises no completion events: the consumer's completion handler is run by
+ * a work item instead, so that it polls the software flush (mlx5_ib calls each CQ's
+ * handler once on a fatal error for the same reason).  Never called synchronously: a post
+ * that finds the device dead may hold its caller's locks, which the handler may take
+ * again.  A CQ polled directly (IB_POLL_DIRECT) has no handler to run: its owner polls.
+ * Any context.
+ */
+void cxib_cq_kick(struct cxib_cq *cq)
+{
+	if (cq->ibcq.poll_ctx != IB_POLL_DIRECT)
+		queue_work(system_wq, &cq->kick_work);
+}
+EXPORT_SYMBOL_IF_KUNIT(cxib_cq_kick);
+
+/**
+ * cxib_cq_kick_all() - cxib_cq_kick() every kernel CQ of a device that just died
+ * @dev: the device, marked dead
+ *
+ * Any context.
+ */
+void cxib_cq_kick_all(struct cxib_dev *dev)
+{
+	struct cxib_cq *cq;
+	unsigned long cqn;
+
+	xa_for_each(&dev->cqs, cqn, cq) {
+		cq = cxib_obj_get(&dev->cqs, cqn, struct cxib_cq);
+		if (!cq)
+			continue;	/* destroyed meanwhile */
+		if (!cq->uq)	/* a process learns of it from IBV_EVENT_DEVICE_FATAL */
+			cxib_cq_kick(cq);
+		cxib_obj_put(&cq->ref);
+	}
+}
+
 /**
  * cxib_cq_error_event() - the device reports a CQ in error (overrun, bad access)
  * @dev: the device
@@ -443,6 +491,7 @@ void cxib_cq_clean_locked(struct cxib_cq *cq, u32 qpn, struct cxib_srq *srq)
 	void *cqe, *dst;
 	u8 owner;
 
+	lockdep_assert_held(&cq->lock);
 	/* Find the end of the CQEs the device has written. */
 	for (prod = cq->cons_index; prod - cq->cons_index <= mask; prod++)
 		if (!cxib_cqe_sw_owned(cxib_cq_entry(cq, prod), prod, cq->log_size))
@@ -672,6 +721,7 @@ int cxib_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 	spin_lock_init(&cq->lock);
 	INIT_LIST_HEAD(&cq->send_qps);
 	INIT_LIST_HEAD(&cq->recv_qps);
+	INIT_WORK(&cq->kick_work, cxib_cq_kick_work);
 	cxib_obj_ref_init(&cq->ref);
 
 	if (udata) {
@@ -753,6 +803,8 @@ int cxib_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata)
 	}
 
 	cxib_obj_put_wait(&cq->ref);
+	/* found by no one now, and no QP posts to it: no kick comes after this one */
+	cancel_work_sync(&cq->kick_work);
 	cxib_cq_free_mem(dev, cq);
 	return 0;
 }

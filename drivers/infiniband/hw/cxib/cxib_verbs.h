@@ -229,6 +229,8 @@ int cxib_mr_set_page(struct ib_mr *ibmr, u64 addr);
  * @recv_qps: likewise for receive queues (cxib_qp.cq_recv_node)
  * @uq: user CQs only, else NULL: the CQ's user memory; the kernel never polls or arms a
  *	user CQ (libmlx5 does both in user space)
+ * @kick_work: runs the consumer's completion handler once the device is dead (it raises
+ *	no more events), so the consumer polls the software flush; never from a post
  *
  * Lifetime: the CQ is in the device's CQ table (cxib_dev.cqs) from after CREATE_CQ until
  * destroy; event handlers look it up under the table's lock and hold a reference while
@@ -248,6 +250,7 @@ struct cxib_cq {
 	struct list_head send_qps;
 	struct list_head recv_qps;
 	struct cxib_uq *uq;
+	struct work_struct kick_work;
 };
 
 static inline struct cxib_cq *to_cxib_cq(struct ib_cq *ibcq)
@@ -259,6 +262,8 @@ static inline struct cxib_cq *to_cxib_cq(struct ib_cq *ibcq)
 void cxib_cq_comp_event(struct cxib_dev *dev, u32 cqn);
 void cxib_cq_error_event(struct cxib_dev *dev, u32 cqn, u8 syndrome);
 void cxib_cq_clean_locked(struct cxib_cq *cq, u32 qpn, struct cxib_srq *srq);
+void cxib_cq_kick(struct cxib_cq *cq);
+void cxib_cq_kick_all(struct cxib_dev *dev);
 int cxib_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 		   CXIB_CREATE_CQ_ARG *arg);
 int cxib_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata);
@@ -271,6 +276,7 @@ enum ib_wc_status cxib_cqe_syndrome_to_status(u8 syndrome);
 bool cxib_cqe_is_send(const void *cqe);
 void cxib_cqe_to_wc(const void *cqe, struct ib_wc *wc);
 int cxib_sq_complete(struct cxib_sq *sq, u16 counter, bool err, struct ib_wc *wc);
+void cxib_cq_kick_work(struct work_struct *work);
 #endif
 
 /* ---- Shared receive queues (srq.c) --------------------------------------------------- */

@@ -67,6 +67,8 @@ static void cxib_dev_fatal(struct cxib_dev *dev, const char *reason)
 		cxib_iseg_read(dev, CXIB_OFFSET(CXIB_HEALTH_ASSERT_VAR0)));
 
 	cxib_cmd_abort_all(dev);
+	/* the device raises no more events: every CQ's consumer polls the software flush */
+	cxib_cq_kick_all(dev);
 	if (test_bit(CXIB_DEV_IB_ACTIVE, &dev->flags)) {
 		ev.device = &dev->ibdev;
 		ev.event = IB_EVENT_DEVICE_FATAL;

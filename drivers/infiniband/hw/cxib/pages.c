@@ -92,6 +92,7 @@ static int cxib_pages_give_locked(struct cxib_dev *dev, u16 func_id, u32 npages,
 	u32 i, n;
 	int err = 0;
 
+	lockdep_assert_held(&pages->lock);
 	pas = kcalloc(min_t(u32, npages, CXIB_PAGES_PER_CMD), sizeof(*pas), GFP_KERNEL);
 	if (!pas) {
 		err = -ENOMEM;
@@ -146,6 +147,7 @@ static int cxib_pages_take_locked(struct cxib_dev *dev, u16 func_id, u32 npages,
 	u32 i, n, nret;
 	int err = 0;
 
+	lockdep_assert_held(&pages->lock);
 	*ntaken = 0;
 	pas = kcalloc(min_t(u32, npages, CXIB_PAGES_PER_CMD), sizeof(*pas), GFP_KERNEL);
 	if (!pas)

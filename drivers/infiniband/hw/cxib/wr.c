@@ -15,8 +15,9 @@
  * has fewer than fit; the receive counter in the doorbell record is all the device needs.
  *
  * Once the device is dead, WRs are still taken (and kept for the CQ's software flush, so
- * ib_drain_qp() completes) but no doorbell is rung; the CQs' completion handlers are run so
- * their consumers poll the flush completions.
+ * ib_drain_qp() completes) but no doorbell is rung; the CQs' completion handlers are
+ * scheduled (cxib_cq_kick(), a work item: never from inside the post) so their consumers
+ * poll the flush completions.
  *
  * post_send and post_recv may be called from any context, also concurrently with each
  * other and with the CQ pollers; each queue has its spinlock.
@@ -501,17 +502,6 @@ VISIBLE_IF_KUNIT u32 cxib_sq_bf_len(const struct cxib_caps *caps, u32 nreq, u32 
 EXPORT_SYMBOL_IF_KUNIT(cxib_sq_bf_len);
 
 /* ---- post_send ----------------------------------------------------------------------------- */
-
-/*
- * The dead device takes no doorbells and raises no events: let the CQ's consumer poll the
- * software flush.  A CQ polled directly (IB_POLL_DIRECT) has no handler to run: its owner
- * polls (and the RDMA core's handler of such a CQ warns when called).
- */
-static void cxib_cq_kick(struct cxib_cq *cq)
-{
-	if (cq->ibcq.comp_handler && cq->ibcq.poll_ctx != IB_POLL_DIRECT)
-		cq->ibcq.comp_handler(&cq->ibcq, cq->ibcq.cq_context);
-}
 
 static void cxib_sq_doorbell(struct cxib_dev *dev, struct cxib_qp *qp, const void *wqe,
 			     u32 len)
