@@ -194,6 +194,11 @@ struct cxfw_stats {
 	uint64_t mkey_violations;	/* SMPs refused for a wrong M_Key */
 	uint64_t traps_sent, traps_repressed, traps_dropped;	/* SMA traps to the SM */
 	uint64_t port_state_drops;	/* packets the logical port state kept off the wire */
+	/* why else packets were dropped (each also in pkts_dropped) */
+	uint64_t addressing_drops;	/* DLID not the port's, LID / VL15 / multicast misuse */
+	uint64_t no_qp_drops;		/* no such QP, no QP in the multicast group */
+	uint64_t transport_drops;	/* wrong transport for the QP, not from its peer */
+	uint64_t loop_drops;		/* the loopback queue was full */
 	/* IPoIB UD offloads (ipoib.c) */
 	uint64_t lso_wqes, lso_segments;	/* LSO WQEs executed, packets they became */
 	uint64_t tx_csum_offloads;	/* messages sent with checksums filled in */

@@ -1089,7 +1089,10 @@ static void cxfw_resp_rx_conn(struct cxfw_dev *dev, struct cxfw_qp *qp, const st
 
 	/* a connected QP takes requests only from its peer (IBTA vol 1 ch. 9, header checks) */
 	if (rlid && p->slid != rlid) {
-		cxfw_stat_add(dev, &dev->stats.pkts_dropped, 1);
+		pthread_mutex_lock(&dev->lock);
+		dev->stats.pkts_dropped++;
+		dev->stats.transport_drops++;	/* not from the QP's peer */
+		pthread_mutex_unlock(&dev->lock);
 		return;
 	}
 	if (qp->st == CXIB_QPC_ST_RC) {

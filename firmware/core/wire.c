@@ -422,7 +422,10 @@ static int cxfw_wire_loop_push(struct cxfw_dev *dev, unsigned int port, const ui
 	struct cxfw_wire_slot *s;
 
 	if (!w || w->count >= CXFW_WIRE_LOOP_SLOTS) {
-		cxfw_stat_add(dev, &dev->stats.pkts_dropped, 1);
+		pthread_mutex_lock(&dev->lock);
+		dev->stats.pkts_dropped++;
+		dev->stats.loop_drops++;
+		pthread_mutex_unlock(&dev->lock);
 		cxfw_log(dev, CXFW_LOG_DEBUG, "cxfw: port %u loopback queue %s, packet dropped",
 			 port, w ? "full" : "unavailable");
 		return -1;
@@ -714,7 +717,8 @@ static void cxfw_wire_unicast(struct cxfw_dev *dev, const struct cxfw_wire_port 
 	struct cxfw_qp *qp;
 
 	if (p->dqpn == CXIB_MULTICAST_QPN) {
-		cxfw_wire_drop(dev, NULL, p, "multicast QPN to a unicast LID");
+		cxfw_wire_drop(dev, &dev->stats.addressing_drops, p,
+			       "multicast QPN to a unicast LID");
 		return;
 	}
 	pthread_mutex_lock(&dev->lock);
@@ -722,13 +726,14 @@ static void cxfw_wire_unicast(struct cxfw_dev *dev, const struct cxfw_wire_port 
 	pthread_mutex_unlock(&dev->lock);
 	/* special QPs are reached as QP0 / QP1 only, never by their own number */
 	if (!qp || (!special && (qp->st == CXIB_QPC_ST_QP0 || qp->st == CXIB_QPC_ST_QP1))) {
-		cxfw_wire_drop(dev, NULL, p, "no such QP");
+		cxfw_wire_drop(dev, &dev->stats.no_qp_drops, p, "no such QP");
 		if (p->dqpn == CXIB_QP0)
 			cxfw_wire_vl15_dropped(dev, p);	/* no QP0 to take it yet */
 		return;
 	}
 	if (!cxfw_wire_class_ok(p->opcode, qp->st)) {
-		cxfw_wire_drop(dev, NULL, p, "opcode does not match the QP's transport");
+		cxfw_wire_drop(dev, &dev->stats.transport_drops, p,
+			       "opcode does not match the QP's transport");
 		return;
 	}
 	/* QP1 accepts any P_Key of the table (checked already); others their own (5.2) */
@@ -754,12 +759,14 @@ static void cxfw_wire_multicast(struct cxfw_dev *dev, const struct cxfw_wire_por
 	if (!p->grh || p->dgid[0] != CXIB_GID_MULTICAST_PREFIX ||
 	    p->dqpn != CXIB_MULTICAST_QPN ||
 	    CXIB_BTH_OP_CLASS(p->opcode) != CXIB_BTH_OP_CLASS_UD) {
-		cxfw_wire_drop(dev, NULL, p, "malformed multicast (GRH, MGID, QPN or not UD)");
+		cxfw_wire_drop(dev, &dev->stats.addressing_drops, p,
+			       "malformed multicast (GRH, MGID, QPN or not UD)");
 		return;
 	}
 	n = cxfw_mcg_qps(dev, p->dgid, qpns, CXFW_MAX_QP_MCG);
 	if (!n) {
-		cxfw_wire_drop(dev, NULL, p, "no QP attached to the multicast group");
+		cxfw_wire_drop(dev, &dev->stats.no_qp_drops, p,
+			       "no QP attached to the multicast group");
 		return;
 	}
 	for (i = 0; i < n; i++) {
@@ -848,16 +855,18 @@ static void cxfw_wire_deliver(struct cxfw_dev *dev, unsigned int port, const uin
 	/* addressing (5.2, 6.1, 7) */
 	if ((p.dlid == CXIB_LID_PERMISSIVE || p.slid == CXIB_LID_PERMISSIVE) &&
 	    p.dqpn != CXIB_QP0) {
-		cxfw_wire_drop_pkt(dev, NULL, true, &p, "permissive LID to a QP other than QP0");
+		cxfw_wire_drop_pkt(dev, &dev->stats.addressing_drops, true, &p,
+				   "permissive LID to a QP other than QP0");
 		return;
 	}
 	if (!cxib_lid_is_multicast(p.dlid) && p.dlid != CXIB_LID_PERMISSIVE &&
 	    !cxfw_wire_own_lid(&wp, p.dlid)) {
-		cxfw_wire_drop(dev, NULL, &p, "DLID is not this port's");
+		cxfw_wire_drop(dev, &dev->stats.addressing_drops, &p, "DLID is not this port's");
 		return;
 	}
 	if ((p.vl == CXIB_VL_SMP) != (p.dqpn == CXIB_QP0)) {
-		cxfw_wire_drop_pkt(dev, NULL, true, &p, "VL15 is for QP0 and QP0 only");
+		cxfw_wire_drop_pkt(dev, &dev->stats.addressing_drops, true, &p,
+				   "VL15 is for QP0 and QP0 only");
 		return;
 	}
 	/* P_Key against the port's table; QP0 is exempt (6.1) */

@@ -388,6 +388,7 @@ TEST(rc_psn_gap_naks_once_and_duplicates_are_not_reexecuted)
 	send_pkt(&p, CXIB_BTH_OP_RC_SEND_ONLY, 0, msg, 32, true);
 	p.slid = RQ_PEER_LID + 1;
 	rx(t, qpn, &p);
+	CHECK_EQ(stats(t).transport_drops, 1);
 	CHECK_EQ(stats(t).naks_sent, 2);
 	CHECK_EQ(stats(t).cqes_written, 2);
 	CHECK_EQ(stats(t).acks_sent, 2);

@@ -965,6 +965,7 @@ TEST(wire_loopback_delivers_in_order_and_bounds_the_queue)
 	CHECK_EQ(st.pkts_sent, 0);
 	CHECK_EQ(st.pkts_received, 0);
 	CHECK_EQ(st.pkts_dropped, 5);			/* QP 0x1234 does not exist */
+	CHECK_EQ(st.no_qp_drops, 5);
 	for (i = 0; i < 5; i++)
 		CHECK_EQ(looped_drop_psn(i), 100 + i);
 
@@ -975,6 +976,7 @@ TEST(wire_loopback_delivers_in_order_and_bounds_the_queue)
 	}
 	CHECK_EQ(cxfw_wire_loop_pending(t->dev), CXFW_WIRE_LOOP_SLOTS);
 	CHECK_EQ(stats(t).pkts_dropped, 5 + 3);
+	CHECK_EQ(stats(t).loop_drops, 3);
 	cap.nlogs = 0;
 	cxfw_wire_process(t->dev);
 	CHECK_EQ(cxfw_wire_loop_pending(t->dev), 0);
@@ -1046,6 +1048,7 @@ TEST(wire_receive_counts_and_drops_bad_packets)
 	p.vl = 0;
 	rx(t, &p);
 	CHECK_EQ(stats(t).pkts_dropped, 8);
+	CHECK_EQ(stats(t).addressing_drops, 6);		/* each of the last six, by its cause */
 	CHECK_EQ(stats(t).pkey_violations, 0);
 	/* P_Key not in the table (only 0xffff): violation, counted twice (device, port) */
 	p = pkt_to(CXIB_BTH_OP_UD_SEND_ONLY, MY_LID, 0x1234);
