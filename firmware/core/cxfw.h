@@ -49,6 +49,13 @@ struct cxfw_platform {
 	 * control packets (ACKs, NAKs) still go.  May be NULL (never busy).
 	 */
 	bool (*port_busy)(void *opaque, unsigned int port);
+	/*
+	 * Nanoseconds (of clock_ns) during which packets @port sent have waited in its cable
+	 * because the other end was not reading them, since the device was created: a
+	 * non-decreasing total.  The local ACK timer does not count that time (req.c): a peer
+	 * that has not yet read the request cannot have answered it.  May be NULL (0).
+	 */
+	uint64_t (*port_wait_ns)(void *opaque, unsigned int port);
 	/* One log line without trailing newline. May be NULL. */
 	void (*log)(void *opaque, enum cxfw_log_level level, const char *msg);
 	/*

@@ -66,7 +66,8 @@ void cxfw_req_rx(struct cxfw_dev *dev, struct cxfw_qp *qp, const struct cxfw_pkt
 /* Timeouts (local ACK timeout, RNR wait) and deferred sending; called every cxfw_process(). */
 void cxfw_req_process(struct cxfw_dev *dev, uint64_t now);
 /* The requester's state (PSNs, timers, the window's WQEs) as text (cxfw_engines_format()). */
-void cxfw_req_format(const struct cxfw_qp *qp, uint64_t now, struct cxfw_text *t);
+void cxfw_req_format(struct cxfw_dev *dev, const struct cxfw_qp *qp, uint64_t now,
+		     struct cxfw_text *t);
 
 /* ---- resp.c (responder) ---------------------------------------------------------------- */
 

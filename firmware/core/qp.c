@@ -105,7 +105,7 @@ size_t cxfw_engines_format(struct cxfw_dev *dev, char *buf, size_t len)
 		if (qp->srqn)
 			cxfw_textf(&t, " srqn 0x%x", qp->srqn);
 		cxfw_textf(&t, "\n");
-		cxfw_req_format(qp, now, &t);
+		cxfw_req_format(dev, qp, now, &t);
 		cxfw_resp_format(qp, &t);
 	}
 	return t.need;

@@ -141,6 +141,18 @@ static uint64_t cxfw_req_ack_timeout_ns(const struct cxfw_qp *qp)
 	return ns < CXFW_REQ_MIN_ACK_TIMEOUT_NS ? CXFW_REQ_MIN_ACK_TIMEOUT_NS : ns;
 }
 
+/*
+ * The local ACK timer's clock: @now less the time the QP's packets waited in the cable
+ * unread by the peer (cxfw_wire_port_wait_ns).  IBA's timeout is the time a request and
+ * its response may take on the fabric; time in which the peer did not even read the
+ * request is the peer's host not running (a TCG guest's QEMU without CPU), not fabric time.
+ */
+static uint64_t cxfw_req_ack_clock(struct cxfw_dev *dev, const struct cxfw_qp *qp,
+				   uint64_t now)
+{
+	return now - cxfw_wire_port_wait_ns(dev, cxfw_req_qp_port(qp));
+}
+
 static void cxfw_req_reset_counters(struct cxfw_qp *qp)
 {
 	qp->req->retry_left = (uint8_t)CXIB_GET(qp->qpc, CXIB_QPC_RETRY_COUNT);
@@ -1184,7 +1196,7 @@ static int cxfw_req_send(struct cxfw_dev *dev, struct cxfw_qp *qp, uint64_t now,
 			if (rc && !r->ack_deadline) {
 				uint64_t t = cxfw_req_ack_timeout_ns(qp);
 
-				r->ack_deadline = t ? now + t : 0;
+				r->ack_deadline = t ? cxfw_req_ack_clock(dev, qp, now) + t : 0;
 			}
 		}
 		if (!rc)
@@ -1257,7 +1269,7 @@ static bool cxfw_req_retry(struct cxfw_dev *dev, struct cxfw_qp *qp)
 }
 
 /* Forward progress: counters back to the QP's, timer restarted or stopped. */
-static void cxfw_req_progress(struct cxfw_qp *qp, uint64_t now)
+static void cxfw_req_progress(struct cxfw_dev *dev, struct cxfw_qp *qp, uint64_t now)
 {
 	struct cxfw_req *r = qp->req;
 	uint64_t t = cxfw_req_ack_timeout_ns(qp);
@@ -1271,7 +1283,7 @@ static void cxfw_req_progress(struct cxfw_qp *qp, uint64_t now)
 
 		unacked = !w->local && !w->done && w->started && (w->sent || w->acked);
 	}
-	r->ack_deadline = unacked && t ? now + t : 0;
+	r->ack_deadline = unacked && t ? cxfw_req_ack_clock(dev, qp, now) + t : 0;
 }
 
 /* ---- responses ------------------------------------------------------------------------- */
@@ -1310,7 +1322,7 @@ static void cxfw_req_nak(struct cxfw_dev *dev, struct cxfw_qp *qp, struct cxfw_r
 		 * go-back below is a new one, not a repeat of one already under way.
 		 */
 		w->acked = (uint32_t)d;
-		cxfw_req_progress(qp, now);
+		cxfw_req_progress(dev, qp, now);
 	}
 
 	if (CXIB_AETH_SYND_TYPE(synd) == CXIB_AETH_TYPE_RNR_NAK) {
@@ -1505,7 +1517,7 @@ void cxfw_req_rx(struct cxfw_dev *dev, struct cxfw_qp *qp, const struct cxfw_pkt
 		break;
 	}
 	if (progress)
-		cxfw_req_progress(qp, now);
+		cxfw_req_progress(dev, qp, now);
 	if (!cxfw_req_complete(dev, qp))
 		return;
 	if (r->active && cxfw_req_send(dev, qp, now, CXFW_REQ_QP_BUDGET) ==
@@ -1527,7 +1539,7 @@ static bool cxfw_req_timers(struct cxfw_dev *dev, struct cxfw_qp *qp, uint64_t n
 		cxfw_req_go_back(qp, r->rnr_psn);
 		return true;
 	}
-	if (r->ack_deadline && now >= r->ack_deadline) {
+	if (r->ack_deadline && cxfw_req_ack_clock(dev, qp, now) >= r->ack_deadline) {
 		r->ack_deadline = 0;
 		cxfw_stat_add(dev, &dev->stats.local_ack_timeouts, 1);
 		if (!r->count)
@@ -1593,7 +1605,8 @@ static void cxfw_req_format_timer(struct cxfw_text *t, const char *name, uint64_
 		cxfw_textf(t, " %s %llu us", name, (unsigned long long)((deadline - now) / 1000));
 }
 
-void cxfw_req_format(const struct cxfw_qp *qp, uint64_t now, struct cxfw_text *t)
+void cxfw_req_format(struct cxfw_dev *dev, const struct cxfw_qp *qp, uint64_t now,
+		     struct cxfw_text *t)
 {
 	const struct cxfw_req *r = qp->req;
 	unsigned int i;
@@ -1602,7 +1615,7 @@ void cxfw_req_format(const struct cxfw_qp *qp, uint64_t now, struct cxfw_text *t
 		return;
 	cxfw_textf(t, "  req next_psn 0x%06x hi_psn 0x%06x una 0x%06x sq_next %u window %u",
 		   r->next_psn, r->hi_psn, cxfw_req_una(r), r->sq_next, r->count);
-	cxfw_req_format_timer(t, "ack_timer", r->ack_deadline, now);
+	cxfw_req_format_timer(t, "ack_timer", r->ack_deadline, cxfw_req_ack_clock(dev, qp, now));
 	cxfw_req_format_timer(t, "rnr_timer", r->rnr_deadline, now);
 	cxfw_textf(t, " retry_left %u rnr_left %u rd_atomic %u%s%s%s\n", r->retry_left,
 		   r->rnr_left, r->rd_atomic, r->active ? " active" : "",

@@ -487,6 +487,11 @@ bool cxfw_wire_port_busy(struct cxfw_dev *dev, unsigned int port)
 	return dev->plat.port_busy && dev->plat.port_busy(dev->plat.opaque, port);
 }
 
+uint64_t cxfw_wire_port_wait_ns(struct cxfw_dev *dev, unsigned int port)
+{
+	return dev->plat.port_wait_ns ? dev->plat.port_wait_ns(dev->plat.opaque, port) : 0;
+}
+
 int cxfw_wire_send(struct cxfw_dev *dev, unsigned int port, const struct cxfw_pkt *p)
 {
 	uint8_t pkt[CXFW_PKT_MAX];

@@ -103,6 +103,9 @@ int cxfw_wire_send(struct cxfw_dev *dev, unsigned int port, const struct cxfw_pk
 /* Whether @port has no link credits now (platform->port_busy): hold data packets back. */
 bool cxfw_wire_port_busy(struct cxfw_dev *dev, unsigned int port);
 
+/* Time @port's packets have waited unread in its cable (platform->port_wait_ns), or 0. */
+uint64_t cxfw_wire_port_wait_ns(struct cxfw_dev *dev, unsigned int port);
+
 /* Deliver looped-back packets queued by cxfw_wire_send().  Worker. */
 void cxfw_wire_process(struct cxfw_dev *dev);
 

@@ -17,8 +17,11 @@
 #include "qemu/osdep.h"
 
 #include <poll.h>
+#include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <sys/un.h>
+
+#include <linux/sockios.h>
 
 #include "qapi/error.h"
 #include "qemu/atomic.h"
@@ -75,6 +78,18 @@ struct CxibCable {
 	uint8_t *txbuf;
 	size_t txlen;
 	CxibCableStats stats;
+	/*
+	 * Waiting (cxib_cable_sample): bytes were pending for the peer at the last sample
+	 * (unread in the socket, or still in txbuf), and the socket queue then, with the
+	 * writes counted so far; wait_ns sums the intervals in which nothing moved.
+	 */
+	uint64_t writes;		/* successful writes into the socket */
+	int64_t sample_ns;		/* QEMU_CLOCK_VIRTUAL */
+	int sample_outq;
+	size_t sample_txlen;
+	uint64_t sample_writes;
+	bool sample_pending;
+	uint64_t wait_ns;
 
 	/* Loopback plug: packets the port sent, waiting to arrive on it again. */
 	GQueue lb_queue;
@@ -109,10 +124,12 @@ static bool cxib_cable_queue_locked(CxibCable *c, const uint8_t *hdr, const void
 		struct msghdr msg = { .msg_iov = iov, .msg_iovlen = plen ? 2 : 1 };
 		ssize_t n = sendmsg(c->conn_fd, &msg, MSG_NOSIGNAL | MSG_DONTWAIT);
 
-		if (n > 0)
+		if (n > 0) {
 			sent = n;
-		else if (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR)
+			c->writes++;
+		} else if (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR) {
 			return false;	/* the worker sees the error on its next poll */
+		}
 	}
 	if (sent < CXIB_CABLE_HDR_LEN) {
 		memcpy(c->txbuf + c->txlen, hdr + sent, CXIB_CABLE_HDR_LEN - sent);
@@ -264,6 +281,43 @@ void cxib_cable_get_stats(CxibCable *c, CxibCableStats *st)
 {
 	qemu_mutex_lock(&c->tx_lock);
 	*st = c->stats;
+	st->wait_ms = c->wait_ns / SCALE_MS;
+	qemu_mutex_unlock(&c->tx_lock);
+}
+
+uint64_t cxib_cable_wait_ns(CxibCable *c)
+{
+	uint64_t ns;
+
+	qemu_mutex_lock(&c->tx_lock);
+	ns = c->wait_ns;
+	qemu_mutex_unlock(&c->tx_lock);
+	return ns;
+}
+
+/*
+ * Worker, every turn: has the peer been reading?  An interval counts as waiting when bytes
+ * were pending for the peer at its start and, by its end, we wrote nothing more into the
+ * socket, the socket's unread queue (SIOCOUTQ: what the peer has not read yet) did not
+ * shrink and our own backlog did not move: the peer's QEMU did not run.  Intervals in
+ * which we wrote count as not waiting (what the peer read cannot be told apart then).
+ */
+static void cxib_cable_sample(CxibCable *c)
+{
+	int64_t now = qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL);
+	int outq = 0;
+
+	if (c->conn_fd >= 0 && ioctl(c->conn_fd, SIOCOUTQ, &outq) < 0)
+		outq = 0;
+	qemu_mutex_lock(&c->tx_lock);
+	if (c->link_up && c->sample_pending && c->writes == c->sample_writes &&
+	    outq == c->sample_outq && c->txlen == c->sample_txlen && now > c->sample_ns)
+		c->wait_ns += now - c->sample_ns;
+	c->sample_ns = now;
+	c->sample_outq = outq;
+	c->sample_txlen = c->txlen;
+	c->sample_writes = c->writes;
+	c->sample_pending = c->link_up && (outq > 0 || c->txlen > 0);
 	qemu_mutex_unlock(&c->tx_lock);
 }
 
@@ -273,12 +327,12 @@ char *cxib_cable_stats_format(const CxibCableStats *st)
 			       " rx_bytes=%" PRIu64 " tx_drop_down=%" PRIu64
 			       " tx_drop_full=%" PRIu64 " tx_drop_bad=%" PRIu64
 			       " tx_lost_bytes=%" PRIu64 " busy=%" PRIu64 " tx_queued=%" PRIu64
-			       " tx_queued_peak=%" PRIu64 " links_up=%" PRIu64
+			       " tx_queued_peak=%" PRIu64 " wait_ms=%" PRIu64 " links_up=%" PRIu64
 			       " links_down=%" PRIu64,
 			       st->tx_pkts, st->tx_bytes, st->rx_pkts, st->rx_bytes,
 			       st->tx_drop_down, st->tx_drop_full, st->tx_drop_bad,
 			       st->tx_lost_bytes, st->busy, st->tx_queued, st->tx_queued_peak,
-			       st->links_up, st->links_down);
+			       st->wait_ms, st->links_up, st->links_down);
 }
 
 /* Worker: forget the connection; @why is printed if the link was up or it is an error. */
@@ -466,6 +520,7 @@ static void cxib_cable_flush(CxibCable *c)
 			memmove(c->txbuf, c->txbuf + n, c->txlen - n);
 			c->txlen -= n;
 			c->stats.tx_queued = c->txlen;
+			c->writes++;
 		} else if (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR) {
 			err = g_strerror(errno);
 		}
@@ -642,6 +697,7 @@ void cxib_cable_poll_done(CxibCable *c, const struct pollfd *pfd)
 	}
 	if (c->loopback)
 		cxib_cable_loopback_deliver(c);
+	cxib_cable_sample(c);
 }
 
 void cxib_cable_stop(CxibCable *c)

@@ -84,6 +84,7 @@ typedef struct CxibCableStats {
 	uint64_t tx_lost_bytes;		/* queued, then thrown away when the connection closed */
 	uint64_t busy;			/* flow-control checks that held the port back */
 	uint64_t tx_queued, tx_queued_peak;	/* transmit queue bytes now, highest so far */
+	uint64_t wait_ms;		/* time our packets waited unread: the peer not reading */
 	uint64_t links_up, links_down;	/* HELLO received / connection lost */
 } CxibCableStats;
 
@@ -127,6 +128,12 @@ bool cxib_cable_busy(CxibCable *c);
  */
 void cxib_cable_plug(CxibCable *c, bool plugged);
 bool cxib_cable_plugged(CxibCable *c);
+/*
+ * Nanoseconds (QEMU_CLOCK_VIRTUAL) in which the port's packets waited in the cable because
+ * the other end did not read them, since creation: the worker samples it every turn.  Any
+ * thread.
+ */
+uint64_t cxib_cable_wait_ns(CxibCable *c);
 /* A consistent copy of the counters.  Any thread. */
 void cxib_cable_get_stats(CxibCable *c, CxibCableStats *st);
 /* The counters as "name=value ..." (a g_malloc'ed string). */

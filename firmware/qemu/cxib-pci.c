@@ -403,6 +403,14 @@ static bool cxib_pci_port_busy(void *opaque, unsigned int port)
 	return port == CXIB_PCI_CABLE_PORT && cxib_cable_busy(s->cable);
 }
 
+/* platform->port_wait_ns: any thread.  The local ACK timer leaves this time out. */
+static uint64_t cxib_pci_port_wait_ns(void *opaque, unsigned int port)
+{
+	CxibPciState *s = opaque;
+
+	return port == CXIB_PCI_CABLE_PORT ? cxib_cable_wait_ns(s->cable) : 0;
+}
+
 /* CxibCableOps.link: worker. */
 static void cxib_pci_cable_link(void *opaque, bool up)
 {
@@ -796,6 +804,7 @@ static void cxib_pci_realize(PCIDevice *pdev, Error **errp)
 		.kick = cxib_pci_kick,
 		.port_send = cxib_pci_port_send,
 		.port_busy = cxib_pci_port_busy,
+		.port_wait_ns = cxib_pci_port_wait_ns,
 		.log = cxib_pci_fw_log,
 		.cmd_trace = cxib_pci_cmd_trace,
 	};

@@ -230,6 +230,13 @@ static bool fake_port_busy(void *opaque, unsigned int port)
 	return true;
 }
 
+static uint64_t fake_port_wait_ns(void *opaque, unsigned int port)
+{
+	struct fake *fk = opaque;
+
+	return port == 1 && fk->cable ? fk->cable->wait_ns[fk->cable_end] : 0;
+}
+
 struct fake_cable *fake_cable_new(void)
 {
 	return calloc(1, sizeof(struct fake_cable));
@@ -494,6 +501,7 @@ void fake_platform(struct fake *fk, struct cxfw_platform *plat)
 	plat->cmd_trace = fake_cmd_trace;
 	plat->port_send = fake_port_send;
 	plat->port_busy = fake_port_busy;
+	plat->port_wait_ns = fake_port_wait_ns;
 }
 
 void fake_advance_ns(struct fake *fk, uint64_t ns)

@@ -116,6 +116,7 @@ struct fake_cable {
 	uint64_t round_ns;		/* 0: off; both clocks advance this much per round (a slow
 					 * cable: timers run while packets are in flight) */
 	unsigned int busy_at;		/* 0: off; N: port_busy with N packets queued from an end */
+	uint64_t wait_ns[2];		/* port_wait_ns of each end: its packets waited unread */
 	uint32_t seed;
 	/* return false to drop @pkt (sent by end @from); may inspect it. */
 	bool (*tap)(void *arg, unsigned int from, const uint8_t *pkt, size_t len);

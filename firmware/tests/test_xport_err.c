@@ -366,6 +366,49 @@ TEST(xport_rc_retry_exhausted_with_the_cable_cut)
 	CHECK_EQ(e.w.cable->sent[0], 3);	/* and nothing after giving up */
 }
 
+/*
+ * Time in which the QP's packets wait in the cable unread (the peer's host not running) is
+ * not fabric time: the local ACK timer stands still through it, and counts again after.
+ */
+TEST(xport_rc_ack_timer_stands_still_while_the_peer_does_not_read)
+{
+	const uint64_t step = 10000000;		/* 10 ms */
+	struct drv_qp_conn c;
+	struct cxib_cqe64 cqe;
+	struct cxfw_stats sa;
+	struct drv_mr src;
+	struct drv_wr wr;
+	struct env e;
+	uint64_t waited;
+	int si;
+
+	drv_qp_conn_defaults(&c);
+	c.retry = 2;
+	c.timeout = 10;
+	CHECK_EQ(env_pair(t, &e, 2, CXIB_QPC_ST_RC, &c), 0);
+	CHECK_EQ(drv_mr_alloc(e.na, 256, DRV_LR, &src), 0);
+	e.w.cable->cut = true;
+	wr = wr_op(CXIB_WQE_OPCODE_SEND, true);
+	wr.sg[wr.nsg++] = sge(&src, 0, 100);
+	si = drv_post_send(e.na, &e.a, &wr);
+	CHECK(si >= 0);
+	/* ten timeouts' worth of a peer that reads nothing: not one timeout */
+	for (waited = 0; waited < 10 * CXFW_REQ_MIN_ACK_TIMEOUT_NS; waited += step) {
+		e.w.cable->wait_ns[0] += step;
+		CHECK_EQ(drv_pump_time(&e.w, step, step), 0);
+	}
+	cxfw_get_stats(e.na->t->dev, &sa);
+	CHECK_EQ(sa.local_ack_timeouts, 0);
+	CHECK_EQ(drv_poll(e.na, e.ca, &cqe), 0);
+	/* the peer reads again (and the cable is still cut): three timeouts, then the error */
+	CHECK_EQ(drv_pump_time(&e.w, step, 3 * CXFW_REQ_MIN_ACK_TIMEOUT_NS + step), 0);
+	CHECK_EQ(drv_poll(e.na, e.ca, &cqe), 1);
+	CHECK_ERR_CQE(&cqe, &e.a, CXIB_CQE_OPCODE_REQ_ERR,
+		      CXIB_CQE_SYND_TRANSPORT_RETRY_EXC_ERR, si);
+	cxfw_get_stats(e.na->t->dev, &sa);
+	CHECK_EQ(sa.local_ack_timeouts, 3);
+}
+
 TEST(xport_rc_local_ack_timeout_recovers_a_lost_packet)
 {
 	struct cxib_cqe64 cqe;
