@@ -9,6 +9,7 @@
 #                         npass / nfail, and set fail=1 on a failure (the scenario's verdict)
 #   no_splat FILE         FILE (a kernel log) has no line of SPLAT_RE; the lines if it has
 #   cxlab_state LABEL     the host keeps every node's model state as it is now
+#   cxlab_fault NODE KIND [ARGS]  the host sets a fault on NODE's HCA (cxlab fault)
 #   wait_for SECONDS CMD...  run CMD every WAIT_POLL seconds (0.1) until it succeeds (0) or
 #                            the time is up (1)
 #   wait_file FILE SECONDS   until FILE exists (the nodes meet through files on the share)
@@ -61,6 +62,23 @@ cxlab_mark() {
 cxlab_state() {
 	[ -n "${CXLAB_JOB:-}" ] || return 0
 	printf 'STATE %s %s\n' "$CXLAB_JOB" "$1" >/dev/ttyS1
+}
+
+# cxlab_fault NODE KIND [ARGS]: have the host set a fault on NODE's HCA, as `cxlab fault`
+# does (loss 1%, unplug, replug, clear, aer fatal, ...; Documentation/lab.md, "Faults").
+# Returns non-zero, saying why, if the host refused it or did not answer within 90 s (a
+# "remove" waits for the guest's hot-unplug).
+cxlab_fault() {
+	local ack=/run/cxlab-fault.${CXLAB_JOB:-none} answer
+	[ -n "${CXLAB_JOB:-}" ] || { echo "cxlab_fault: not in a cxlab job" >&2; return 1; }
+	rm -f "$ack"
+	printf 'FAULT %s %s\n' "$CXLAB_JOB" "$*" >/dev/ttyS1
+	wait_for 90 test -s "$ack"
+	answer=$(cat "$ack" 2>/dev/null)
+	rm -f "$ack"
+	[ "$answer" = ok ] && return 0
+	echo "cxlab_fault '$*': ${answer:-no answer from the host after 90 s}" >&2
+	return 1
 }
 
 wait_for() {

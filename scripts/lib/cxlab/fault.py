@@ -14,7 +14,6 @@ import os
 import time
 
 from .common import LabError, say, table, write_json
-from .lab import Lab
 from .qmp import HCA_QOM_PATH, QMP, QMPError, qmp_path
 
 # An AER error of each class (QEMU 7.2's names; the severity is the AER default for it).
@@ -78,7 +77,19 @@ def apply(q: QMP, run: str, node: str, kind: str, args: list[str]) -> str:
     return f"fault set: {' '.join([kind] + args)}"
 
 
+def set_fault(run: str, node: str, kind: str, args: list[str]) -> str:
+    """Set one fault on @node of the lab in @run; what was done.  LabError if refused."""
+    try:
+        with QMP(qmp_path(run, node), timeout=REMOVE_TIMEOUT + 5) as q:
+            return apply(q, run, node, kind, args)
+    except QMPError as e:
+        raise LabError(f"{node}: {e}")
+    except OSError as e:
+        raise LabError(f"{node}: QEMU does not answer on its QMP socket: {e}")
+
+
 def cmd_fault(args: argparse.Namespace) -> int:
+    from .lab import Lab    # here: jobs.py imports this module, and lab.py imports jobs.py
     lab = Lab.load()
     if not lab:
         raise LabError("no lab is running: start one with: cxlab up")

@@ -19,6 +19,7 @@ from typing import Any, Iterator
 from .agent import Agent
 from .common import LabError, say
 from .diag import dump_failed_job, keep_state, snapshot
+from .fault import set_fault
 from .procs import pid_is
 from .qemu import node_driver
 from .qmp import trace_mark
@@ -78,6 +79,19 @@ def answer_mark(st: State, agent: Agent, name: str, job: str, text: str) -> None
         agent.send(f"MARKED {job} {e}")
 
 
+def answer_fault(st: State, agent: Agent, job: str, node: str, kind: str,
+                 args: list[str]) -> None:
+    """FAULT: the job sets a fault on a node's HCA (check.sh: cxlab_fault)."""
+    names = [n["name"] for n in st["nodes"]]
+    try:
+        if node not in names:
+            raise LabError(f"no node {node} (the lab has {' '.join(names)})")
+        say(f"{job}: {node}: {set_fault(st['run'], node, kind, args)}")
+        agent.send(f"FAULTED {job} ok")
+    except (LabError, OSError) as e:
+        agent.send(f"FAULTED {job} {e}")
+
+
 def wait_done(st: State, job: str, nodes: list[Node], agents: dict[str, Agent],
               timeout: float) -> dict[str, JobResult]:
     """Serve the agents' MARKs until every node said DONE, died or ran out of time."""
@@ -95,6 +109,9 @@ def wait_done(st: State, job: str, nodes: list[Node], agents: dict[str, Agent],
                         continue
                     if len(parts) == 3 and parts[0] == "STATE" and parts[1] == job:
                         keep_state(st["run"], list(agents), job, parts[2])
+                        continue
+                    if len(parts) >= 4 and parts[0] == "FAULT" and parts[1] == job:
+                        answer_fault(st, agents[name], job, parts[2], parts[3], parts[4:])
                         continue
                     if len(parts) == 3 and parts[0] == "DONE" and parts[1] == job:
                         rc = int(parts[2])

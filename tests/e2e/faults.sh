@@ -1,0 +1,195 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
+# cxlab: nodes=2 timeout=900
+#
+# faults: RC over a bad cable, a cable pulled and plugged in again, a link that loses
+# everything.  The faults are the model's own, set by the host at the job's request
+# (cxlab_fault: `cxlab fault` from inside the job) on both nodes' links; node1 serves,
+# node2 is the client and asks for them.
+#
+#   rc-loss-1pct, rc-loss-5pct, rc-dup-reorder, rc-corrupt
+#       ibv_rc_pingpong -c (the receiver checks every payload byte) with 64 KiB messages
+#       over links that lose 1 % / 5 %, duplicate and reorder 5 %, corrupt 2 % of the
+#       packets each way: every message arrives intact and once; the requesters' local ACK
+#       timeouts (hw_counters) show the retries, and a corrupted packet is dropped by the
+#       receiver's VCRC check (PMA PortRcvErrors and SymbolErrorCounter move).
+#   read-loss-5pct
+#       ib_read_bw over 5 % loss each way: READ responses lost and requested again.
+#   unplug
+#       the cable pulled out of node1: both ports leave ACTIVE; plugged in again, opensm
+#       makes them ACTIVE again and an RC pingpong passes.
+#   rc-cut
+#       node1's link loses every packet: the client's RC QP ends in "transport retry
+#       counter exceeded" after retry_count + 1 local ACK timeouts (ibv_rc_pingpong: 7, so
+#       8 timeouts of the model's 500 ms floor, 4 s; the time is checked within 20 %).
+set -u
+cd "$CXLAB_RESULTS" || exit 1
+# shellcheck source=lib.sh
+. /cxlab/e2e/lib.sh
+
+e2e_setup || { E2E_SETUP_FAIL=1; echo "FAIL setup: $E2E_SETUP_REASON"; e2e_finish faults; exit 1; }
+modprobe ib_umad	# perfquery
+
+SYS=/sys/class/infiniband/$DEV/ports/1
+SRV=${CXLAB_NODES%% *}
+CLI=$(echo "$CXLAB_NODES" | awk '{ print $2 }')
+port=$E2E_PORT
+E2E_OK_RE=" iters in "
+
+hwc() { cat "$SYS/hw_counters/$1" 2>/dev/null || echo 0; }
+pma() { perfquery 2>/dev/null | sed -n "s/^$1:\.*\([0-9]*\)$/\1/p"; }
+
+# faults_set CASE SPEC...: the client sets each SPEC ("NODE KIND ARGS") and says so; the
+# server waits for that.  faults_clear CASE: the same for taking every fault off again.
+faults_set() {
+	local c=$1 spec ok=0
+	shift
+	if [ "$ROLE" = client ]; then
+		for spec in "$@"; do
+			# shellcheck disable=SC2086
+			cxlab_fault $spec || ok=1
+		done
+		put_file "$c.faults" "$ok"
+	else
+		wait_file "$PEERDIR/$c.faults" 120 && ok=$(cat "$PEERDIR/$c.faults")
+	fi
+	return "$ok"
+}
+faults_clear() {
+	faults_set "$1-clear" "$SRV clear" "$CLI clear"
+}
+
+# bad_cable CASE TIMEOUT SPECS -- CMD...: CMD (a pair) with the faults SPECS set on both
+# links ("loss 1%": each node's egress); the verdict of both tools, the retries seen.
+bad_cable() {
+	local c=$1 tmo=$2 specs=() t0 before after
+	shift 2
+	while [ "$1" != -- ]; do specs+=("$SRV $1" "$CLI $1"); shift; done
+	shift
+	port=$((port + 1))
+	e2e_wanted "$c" || return 0
+	before=$(hwc local_ack_timeout_err)
+	if ! faults_set "$c" "${specs[@]}"; then
+		e2e_result "$c" FAIL "the host did not set the faults (output.log)" 0
+		faults_clear "$c"
+		return
+	fi
+	t0=$SECONDS
+	e2e_pair "$c" "$tmo" "$@" -p "$port" -- "$@" -p "$port"
+	e2e_verdict_both "$c" $((SECONDS - t0))
+	faults_clear "$c"
+	after=$(hwc local_ack_timeout_err)
+	echo "$c: local_ack_timeout_err $before -> $after"
+	echo "$c $((after - before))" >>retries.txt
+}
+
+sum_retries() { # the local ACK timeouts both nodes counted in CASE
+	local mine peer
+	mine=$(awk -v c="$1" '$1 == c { print $2 }' retries.txt 2>/dev/null)
+	peer=$(awk -v c="$1" '$1 == c { print $2 }' "$PEERDIR/retries.txt" 2>/dev/null)
+	echo $((${mine:-0} + ${peer:-0}))
+}
+
+pp=(ibv_rc_pingpong -d "$DEV" -i 1 -c -s 65536)
+bad_cable rc-loss-1pct 240 "loss 1%" -- "${pp[@]}" -n 20
+bad_cable rc-loss-5pct 300 "loss 5%" -- "${pp[@]}" -n 10
+bad_cable rc-dup-reorder 240 "dup 5%" "reorder 5%" -- "${pp[@]}" -n 20
+rcv_err0=$(pma PortRcvErrors) sym0=$(pma SymbolErrorCounter)
+bad_cable rc-corrupt 240 "corrupt 2%" -- "${pp[@]}" -n 20
+rcv_err1=$(pma PortRcvErrors) sym1=$(pma SymbolErrorCounter)
+E2E_OK_RE= E2E_OK_RE_CLIENT='^[[:space:]]*[0-9]+[[:space:]]+[0-9]+[[:space:]]'
+bad_cable read-loss-5pct 300 "loss 5%" -- ib_read_bw -d "$DEV" -i 1 -F -s 65536 -n 40
+E2E_OK_RE=" iters in "
+unset E2E_OK_RE_CLIENT
+
+# the counters say what happened (both nodes have written their retries.txt by now)
+put_file bad-cable.done x
+wait_file "$PEERDIR/bad-cable.done" 120
+n=$(sum_retries rc-loss-5pct)
+[ "$n" -gt 0 ] && r=pass || r=FAIL
+e2e_result rc-loss-5pct-retries "$r" "$n local ACK timeouts on the requesters" 0
+n=$(sum_retries read-loss-5pct)
+[ "$n" -gt 0 ] && r=pass || r=FAIL
+e2e_result read-loss-5pct-retries "$r" "$n local ACK timeouts on the READ requester" 0
+if [ "$rcv_err1" -gt "$rcv_err0" ] && [ "$((sym1 - sym0))" = "$((rcv_err1 - rcv_err0))" ]; then
+	e2e_result rc-corrupt-counted pass \
+		"PortRcvErrors +$((rcv_err1 - rcv_err0)), SymbolErrorCounter +$((sym1 - sym0))" 0
+else
+	e2e_result rc-corrupt-counted FAIL \
+		"PortRcvErrors $rcv_err0 -> $rcv_err1, SymbolErrorCounter $sym0 -> $sym1" 0
+fi
+
+# ---- the cable pulled out and plugged in again ----------------------------------------
+state() { cut -d' ' -f2 "$SYS/state"; }
+not_active() { [ "$(state)" != ACTIVE ]; }
+c=unplug
+t0=$SECONDS
+if faults_set "$c" "$SRV unplug"; then
+	if wait_for 20 not_active; then
+		e2e_result unplug-down pass "port $(state) $((SECONDS - t0)) s after the cable was pulled" \
+			$((SECONDS - t0))
+	else
+		e2e_result unplug-down FAIL "port still $(state) 20 s after the cable was pulled" 20
+	fi
+	put_file unplug.seen x
+	wait_file "$PEERDIR/unplug.seen" 60
+	t0=$SECONDS
+	faults_set "$c-back" "$SRV replug"
+	if wait_for 90 port_active /sys/class/infiniband/"$DEV"; then
+		e2e_result unplug-active-again pass "ACTIVE $((SECONDS - t0)) s after replug" \
+			$((SECONDS - t0))
+	else
+		e2e_result unplug-active-again FAIL "port $(state) 90 s after replug" 90
+	fi
+else
+	e2e_result unplug-down FAIL "the host did not pull the cable" 0
+	faults_clear "$c"
+fi
+port=$((port + 1))
+t0=$SECONDS
+e2e_pair after-replug 120 "${pp[@]}" -n 20 -p "$port" -- "${pp[@]}" -n 20 -p "$port"
+e2e_verdict_both after-replug $((SECONDS - t0))
+
+# ---- a link that loses everything ------------------------------------------------------
+# The server's link drops every packet once both tools are connected over TCP (they set
+# up their QPs first); the client's QP runs out of retries.
+c=rc-cut
+port=$((port + 1))
+if [ "$ROLE" = server ]; then
+	# nothing comes back: the server's tool waits for a message that never arrives
+	wait_file "$PEERDIR/$c.faults" 120
+	timeout 30 "${pp[@]}" -n 1 -p "$port" >"$c.out" 2>&1 &
+	pid=$!
+	put_file "$c.ready" x
+	wait_file "$PEERDIR/$c.done" 120
+	kill "$pid" 2>/dev/null
+	wait "$pid" 2>/dev/null
+	faults_clear "$c"
+else
+	faults_set "$c" "$SRV loss 100%"
+	wait_file "$PEERDIR/$c.ready" 60
+	sleep 1
+	t0=$(date +%s%N)
+	timeout 60 "${pp[@]}" -n 1 -p "$port" "$E2E_SERVER_ADDR" >"$c.out" 2>&1
+	rc=$?
+	secs=$(awk -v a="$t0" -v b="$(date +%s%N)" 'BEGIN { printf "%.1f", (b - a) / 1e9 }')
+	put_file "$c.done" x
+	faults_clear "$c"
+	# 8 timeouts of 500 ms (the model's floor over ibv_rc_pingpong's 67 ms), 20 % either
+	# way, plus at most 1.5 s of the tool's own set-up before its first send
+	if [ "$rc" != 0 ] && grep -q "transport retry counter exceeded" "$c.out" &&
+	   awk -v s="$secs" 'BEGIN { exit !(s >= 3.2 && s <= 4.8 + 1.5) }'; then
+		e2e_result "$c" pass "retry counter exceeded after $secs s (8 x 0.5 s expected)" \
+			"${secs%.*}"
+	else
+		e2e_result "$c" FAIL "rc $rc after $secs s: $(e2e_lasterr "$c.out")" "${secs%.*}"
+	fi
+fi
+# A dead link also lost the SM's sweep: let the subnet settle before the next scenario.
+if wait_for 90 port_active /sys/class/infiniband/"$DEV"; then
+	e2e_result "$c-port-active" pass "port ACTIVE again after the dead link" 0
+else
+	e2e_result "$c-port-active" FAIL "port $(state) 90 s after the link came back" 90
+fi
+
+e2e_finish faults
