@@ -66,18 +66,27 @@ uint32_t cxfw_pages_needed(const struct cxfw_dev *dev)
 
 void cxfw_pages_drop(struct cxfw_dev *dev, const char *when)
 {
+	bool fatal;
 	uint32_t n;
 
 	pthread_mutex_lock(&dev->lock);
 	n = dev->npages;
+	fatal = dev->fatal;
 	free(dev->pages);
 	dev->pages = NULL;
 	dev->npages = 0;
 	dev->init_pages_requested = false;
 	dev->stats.pages_held = 0;
-	dev->stats.pages_leaked += n;
+	if (!fatal)
+		dev->stats.pages_leaked += n;
 	pthread_mutex_unlock(&dev->lock);
-	if (n)
+	if (!n)
+		return;
+	/* a dead firmware answers no MANAGE_PAGES: the driver could not have taken them back */
+	if (fatal)
+		cxfw_log(dev, CXFW_LOG_INFO, "cxfw: %u pages forgotten with the dead firmware (%s)",
+			 n, when);
+	else
 		cxfw_log(dev, CXFW_LOG_ERR, "cxfw: %u pages not returned (%s)", n, when);
 }
 

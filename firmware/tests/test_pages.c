@@ -236,6 +236,21 @@ TEST(disable_with_pages_held_reports_them_not_returned)
 	CHECK_EQ(fake_err_logs(&t->fk), 1);		/* "cxfw: 16 pages not returned" */
 }
 
+/* A dead firmware answers no MANAGE_PAGES: its pages are forgotten at reset, not leaked. */
+TEST(reset_of_a_dead_firmware_forgets_its_pages_without_complaint)
+{
+	CHECK_EQ(drv_bringup(t), 0);
+	cxfw_inject_fatal(t->dev, 0x7);
+	cxfw_reset(t->dev);
+	CHECK_EQ(stats(t).pages_leaked, 0);
+	CHECK_EQ(stats(t).pages_held, 0);
+	CHECK_EQ(fake_err_logs(&t->fk), 0);
+	/* the function starts over, healthy, with the same page requests */
+	drv_reset(t);
+	CHECK_EQ(drv_bringup(t), 0);
+	CHECK_EQ(stats(t).pages_held, 80);
+}
+
 TEST(reset_and_destroy_report_pages_not_returned)
 {
 	CHECK_EQ(drv_bringup(t), 0);

@@ -548,14 +548,16 @@ int cxib_cmd_exec_flags(struct cxib_dev *dev, const void *in, u32 inlen, void *o
 		spin_lock_irqsave(&cmdq->lock, irqflags);
 		s->stale = true;
 		spin_unlock_irqrestore(&cmdq->lock, irqflags);
-		if (err == -ETIMEDOUT)
+		if (err == -ETIMEDOUT) {
 			dev_err_ratelimited(&dev->pdev->dev,
 					    "%s (0x%x) op_mod 0x%x: no completion within %u ms (slot %u)\n",
 					    cxib_cmd_opcode_str(opcode), opcode, op_mod,
 					    cmdq->timeout_ms, slot);
-		else
+			cxib_health_cmd_timeout(dev);
+		} else {
 			dev_dbg(&dev->pdev->dev, "%s (0x%x) op_mod 0x%x: device is dead\n",
 				cxib_cmd_opcode_str(opcode), opcode, op_mod);
+		}
 		/* The slot keeps the mailboxes until the firmware gives the entry back. */
 		return err;
 	}

@@ -286,6 +286,8 @@ int cxib_port_event_type(u8 sub_type);
 /* ---- Health (health.c) --------------------------------------------------------------------- */
 
 #define CXIB_HEALTH_POLL_MS		2000
+/* A function failing again this soon after its recovery is left dead (mlx5: 60 s for a PF). */
+#define CXIB_RECOVERY_GRACE_MS		60000
 /* Polls without the health counter moving before the firmware counts as stuck. */
 #define CXIB_HEALTH_STUCK_POLLS		3
 
@@ -295,9 +297,13 @@ int cxib_port_event_type(u8 sub_type);
  * @last_counter: health counter at the previous poll
  * @stuck_polls: consecutive polls that saw the same counter
  * @stuck_reported: the stuck counter has been reported and has not moved since
+ * @lock: protects @running against a poll queued while polling stops
+ * @running: polling is on: the poll may be queued
  */
 struct cxib_health {
 	struct delayed_work work;
+	spinlock_t lock;		/* @running */
+	bool running;
 	u32 last_counter;
 	unsigned int stuck_polls;
 	bool stuck_reported;
@@ -306,6 +312,12 @@ struct cxib_health {
 /* health.c: firmware health */
 void cxib_health_start(struct cxib_dev *dev);
 void cxib_health_stop(struct cxib_dev *dev);
+void cxib_health_cmd_timeout(struct cxib_dev *dev);
+void cxib_dev_fatal(struct cxib_dev *dev, const char *reason);
+
+/* main.c: recovery, once the device is dead (a new probe of the function after a reset) */
+struct cxib_recovery;
+void cxib_recover(struct cxib_dev *dev, bool reset);
 #if IS_ENABLED(CONFIG_KUNIT)
 const char *cxib_health_fatal_reason(u32 fw_ver, u32 cmdq_addr_l, u32 rfr, u32 synd);
 #endif
@@ -377,6 +389,8 @@ extern const u8 cxib_q_counter_dws[];
 /* Bits of cxib_dev.flags. */
 enum {
 	CXIB_DEV_DEAD,		/* fatal firmware condition: commands fail at once */
+	CXIB_DEV_CMD_TIMEOUT,	/* a command timed out: the health poll declares it dead */
+	CXIB_DEV_RECOVERING,	/* recovery asked for (or refused): once per device */
 	CXIB_DEV_IB_ACTIVE,	/* registered with the RDMA core: events are dispatched */
 };
 
@@ -390,6 +404,7 @@ enum {
  * @cmdif_rev: command interface revision the firmware speaks
  * @cmdq: the command queue
  * @health: firmware health monitoring
+ * @recovery: the device's recovery, allocated at probe; a recovery under way owns it
  * @issi: interface step sequence ID in use (CXIB_ISSI_*)
  * @caps: general capabilities after INIT_HCA
  * @board_id: the adapter's PSID, from QUERY_ADAPTER
@@ -434,6 +449,7 @@ struct cxib_dev {
 	u16 cmdif_rev;
 	struct cxib_cmdq cmdq;
 	struct cxib_health health;
+	struct cxib_recovery *recovery;
 	u16 issi;
 	struct cxib_caps caps;
 	char board_id[CXIB_QUERY_ADAPTER_PSID_LEN + 1];

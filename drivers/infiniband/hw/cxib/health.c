@@ -5,10 +5,13 @@
  * Every CXIB_HEALTH_POLL_MS the driver reads the health buffer and the health counter in
  * the initialization segment.  A fatal condition (the firmware's version word reads all
  * ones, the NIC interface is disabled or in software reset, or the firmware asks for a
- * reset flow with a syndrome) is logged once and marks the device dead: commands fail at
- * once, commands waiting are woken to fail, and the RDMA core is told the device is gone.
- * Recovering from that is a later step.  A health counter that stops moving for
- * CXIB_HEALTH_STUCK_POLLS polls only draws a warning.
+ * reset flow with a syndrome), or a command the firmware did not complete within its
+ * timeout, is logged once and marks the device dead: commands fail at once, commands
+ * waiting are woken to fail, every kernel CQ's consumer is called to poll the software
+ * flush (from a work item), the RDMA core is told (IB_EVENT_DEVICE_FATAL), and recovery is
+ * asked for (main.c: the function is reset and probed again, a new IB device registers).
+ * A health counter that stops moving for CXIB_HEALTH_STUCK_POLLS polls only draws a
+ * warning, as mlx5 does: a stalled counter alone is no proof of a dead firmware.
  */
 
 #include <kunit/visibility.h>
@@ -48,9 +51,10 @@ EXPORT_SYMBOL_IF_KUNIT(cxib_health_fatal_reason);
  * @dev: the device
  * @reason: what happened, for the log
  *
- * Logs once; later calls do nothing.  Any context that may sleep is fine.
+ * Logs once; later calls do nothing.  Process context without locks of the driver held:
+ * the health poll, the PCI error handlers.  Recovery (cxib_recover()) is the caller's.
  */
-static void cxib_dev_fatal(struct cxib_dev *dev, const char *reason)
+void cxib_dev_fatal(struct cxib_dev *dev, const char *reason)
 {
 	struct ib_event ev = {};
 	u32 synd;
@@ -74,6 +78,32 @@ static void cxib_dev_fatal(struct cxib_dev *dev, const char *reason)
 		ev.event = IB_EVENT_DEVICE_FATAL;
 		ib_dispatch_event(&ev);
 	}
+}
+
+/* Queue the poll @delay_ms from now, unless polling stops (cxib_health_stop()). */
+static void cxib_health_queue(struct cxib_dev *dev, unsigned int delay_ms)
+{
+	struct cxib_health *health = &dev->health;
+	unsigned long flags;
+
+	spin_lock_irqsave(&health->lock, flags);
+	if (health->running)
+		mod_delayed_work(system_wq, &health->work, msecs_to_jiffies(delay_ms));
+	spin_unlock_irqrestore(&health->lock, flags);
+}
+
+/**
+ * cxib_health_cmd_timeout() - the firmware did not complete a command in time
+ * @dev: the device
+ *
+ * A firmware that stops answering commands is as dead as one that says so: the next
+ * health poll, run now, declares the device dead (the caller may hold locks that the
+ * fatal path must not run under).  Any context.
+ */
+void cxib_health_cmd_timeout(struct cxib_dev *dev)
+{
+	if (!test_and_set_bit(CXIB_DEV_CMD_TIMEOUT, &dev->flags))
+		cxib_health_queue(dev, 0);
 }
 
 static void cxib_health_check_counter(struct cxib_dev *dev)
@@ -104,16 +134,22 @@ static void cxib_health_poll(struct work_struct *work)
 					    health.work);
 	const char *reason;
 
+	if (test_bit(CXIB_DEV_CMD_TIMEOUT, &dev->flags)) {
+		cxib_dev_fatal(dev, "firmware did not complete a command in time");
+		cxib_recover(dev, true);
+		return;
+	}
 	reason = cxib_health_fatal_reason(cxib_iseg_read(dev, CXIB_OFFSET(CXIB_HEALTH_FW_VER)),
 					  cxib_iseg_read(dev, CXIB_OFFSET(CXIB_ISEG_NIC_INTERFACE)),
 					  cxib_iseg_read(dev, CXIB_OFFSET(CXIB_HEALTH_RFR)),
 					  cxib_iseg_read(dev, CXIB_OFFSET(CXIB_HEALTH_SYND)));
 	if (reason) {
 		cxib_dev_fatal(dev, reason);
+		cxib_recover(dev, true);
 		return;		/* nothing more to watch */
 	}
 	cxib_health_check_counter(dev);
-	queue_delayed_work(system_wq, &dev->health.work, msecs_to_jiffies(CXIB_HEALTH_POLL_MS));
+	cxib_health_queue(dev, CXIB_HEALTH_POLL_MS);
 }
 
 /**
@@ -125,6 +161,8 @@ void cxib_health_start(struct cxib_dev *dev)
 	struct cxib_health *health = &dev->health;
 
 	INIT_DELAYED_WORK(&health->work, cxib_health_poll);
+	spin_lock_init(&health->lock);
+	health->running = true;
 	health->last_counter =
 		CXIB_FIELD_GET(CXIB_ISEG_HEALTH_COUNTER,
 			       cxib_iseg_read(dev, CXIB_OFFSET(CXIB_ISEG_HEALTH_COUNTER)));
@@ -139,5 +177,10 @@ void cxib_health_start(struct cxib_dev *dev)
  */
 void cxib_health_stop(struct cxib_dev *dev)
 {
-	cancel_delayed_work_sync(&dev->health.work);
+	struct cxib_health *health = &dev->health;
+
+	spin_lock_irq(&health->lock);
+	health->running = false;	/* no poll is queued after this ... */
+	spin_unlock_irq(&health->lock);
+	cancel_delayed_work_sync(&health->work);	/* ... and the one queued is gone */
 }

@@ -11,6 +11,15 @@
  * (pages.c), command queue (cmd.c), health polling (health.c), firmware initialization
  * (hca.c: ENABLE_HCA .. QUERY_ADAPTER), the driver's UAR, MSI-X and EQs (eq.c).  Phase 2
  * registers the InfiniBand device (ib.c).
+ *
+ * Recovery (as mlx5 does it: unload, reset, load): once the device is dead (health.c: a
+ * fatal firmware condition, a command that never completed; or a PCI error), a work item
+ * unbinds the driver from the function (remove: the IB device unregisters, every ULP lets
+ * go, the dead hardware state is freed), resets the function (FLR: the firmware starts
+ * again) and probes it again: a new IB device registers, the ULPs come back.  After a PCI
+ * error the PCI core has reset the function already; a reset asked for through sysfs is
+ * followed the same way.  A function that dies again within recovery_grace_ms of its last
+ * recovery is left dead, as is any with recovery off.
  */
 
 #include <linux/dma-mapping.h>
@@ -34,6 +43,17 @@ module_param(cmd_timeout_ms, uint, 0644);
 MODULE_PARM_DESC(cmd_timeout_ms,
 		 "How long a firmware command may take before it fails with -ETIMEDOUT, in ms (default "
 		 __stringify(CXIB_CMD_TIMEOUT_MS) "); applies to devices probed later");
+
+static bool recovery = true;
+module_param(recovery, bool, 0644);
+MODULE_PARM_DESC(recovery,
+		 "After a fatal device error, reset the function and probe it again (default on)");
+
+static unsigned int recovery_grace_ms = CXIB_RECOVERY_GRACE_MS;
+module_param(recovery_grace_ms, uint, 0644);
+MODULE_PARM_DESC(recovery_grace_ms,
+		 "A function that fails again within this many ms of its last recovery is left dead (default "
+		 __stringify(CXIB_RECOVERY_GRACE_MS) ")");
 
 static int cxib_check_bar0(struct pci_dev *pdev)
 {
@@ -232,6 +252,207 @@ static void cxib_hw_cleanup(struct cxib_dev *dev)
 	cxib_pci_cleanup(dev);
 }
 
+/* ---- Recovery ------------------------------------------------------------------------- */
+
+/* Recoveries run here, one at a time; module exit waits for them. */
+static struct workqueue_struct *cxib_recovery_wq;
+static DEFINE_MUTEX(cxib_recovery_lock);	/* cxib_unloading, cxib_recovered */
+static bool cxib_unloading;
+static LIST_HEAD(cxib_recovered);
+
+/* When a function (by its PCI name) last came back from a recovery. */
+struct cxib_recovered_fn {
+	struct list_head node;
+	char name[32];
+	unsigned long when;	/* jiffies */
+};
+
+/**
+ * struct cxib_recovery - one recovery of a function
+ * @work: runs cxib_recovery_work() on cxib_recovery_wq
+ * @pdev: the function, referenced
+ * @reset: reset the function (FLR) between unbinding and probing
+ */
+struct cxib_recovery {
+	struct work_struct work;
+	struct pci_dev *pdev;
+	bool reset;
+};
+
+static struct cxib_recovered_fn *cxib_recovered_find(const char *name)
+{
+	struct cxib_recovered_fn *f;
+
+	lockdep_assert_held(&cxib_recovery_lock);
+	list_for_each_entry(f, &cxib_recovered, node)
+		if (!strcmp(f->name, name))
+			return f;
+	return NULL;
+}
+
+/* The function recovered less than recovery_grace_ms ago. */
+static bool cxib_recovery_too_soon(struct pci_dev *pdev)
+{
+	struct cxib_recovered_fn *f;
+	bool soon;
+
+	mutex_lock(&cxib_recovery_lock);
+	f = cxib_recovered_find(pci_name(pdev));
+	soon = f && time_before(jiffies, f->when + msecs_to_jiffies(READ_ONCE(recovery_grace_ms)));
+	mutex_unlock(&cxib_recovery_lock);
+	return soon;
+}
+
+/* Note that @pdev recovers now; false if the module is going away (no new probe then). */
+static bool cxib_recovery_note(struct pci_dev *pdev)
+{
+	struct cxib_recovered_fn *f;
+	bool go;
+
+	mutex_lock(&cxib_recovery_lock);
+	go = !cxib_unloading;
+	f = cxib_recovered_find(pci_name(pdev));
+	if (!f) {
+		f = kzalloc(sizeof(*f), GFP_KERNEL);
+		if (f) {
+			strscpy(f->name, pci_name(pdev), sizeof(f->name));
+			list_add(&f->node, &cxib_recovered);
+		}
+	}
+	if (f)
+		f->when = jiffies;
+	mutex_unlock(&cxib_recovery_lock);
+	return go;
+}
+
+static void cxib_recovery_work(struct work_struct *work)
+{
+	struct cxib_recovery *r = container_of(work, struct cxib_recovery, work);
+	struct pci_dev *pdev = r->pdev;
+	unsigned long t0 = jiffies;
+	int err;
+
+	dev_info(&pdev->dev, "recovery: removing the failed device\n");
+	device_release_driver(&pdev->dev);
+	if (r->reset) {
+		err = pci_reset_function(pdev);
+		if (err) {
+			dev_err(&pdev->dev,
+				"recovery: function reset failed: %d; left unbound (echo 1 > /sys/bus/pci/rescan or reboot)\n",
+				err);
+			goto out;
+		}
+	}
+	if (!cxib_recovery_note(pdev))
+		goto out;	/* the module is going away */
+	err = device_attach(&pdev->dev);
+	if (err <= 0)
+		dev_err(&pdev->dev, "recovery: the function did not come back (probe: %d)\n", err);
+	else
+		dev_info(&pdev->dev, "recovery: device back after %u ms\n",
+			 jiffies_to_msecs(jiffies - t0));
+out:
+	pci_dev_put(pdev);
+	kfree(r);
+}
+
+/**
+ * cxib_recover() - recover a dead device: probe its function again, in a work item
+ * @dev: the device, marked dead
+ * @reset: reset the function first (not after a PCI error: the PCI core did)
+ *
+ * Once per device; not with recovery off, nor within recovery_grace_ms of the function's
+ * last recovery (then the device stays dead, with a message saying what to do).  Process
+ * context.
+ */
+void cxib_recover(struct cxib_dev *dev, bool reset)
+{
+	struct pci_dev *pdev = dev->pdev;
+	struct cxib_recovery *r;
+
+	if (test_and_set_bit(CXIB_DEV_RECOVERING, &dev->flags))
+		return;
+	if (!READ_ONCE(recovery)) {
+		dev_err(&pdev->dev,
+			"device left dead: recovery is off (module parameter recovery); rmmod and modprobe cxib to bring it back\n");
+		return;
+	}
+	if (cxib_recovery_too_soon(pdev)) {
+		dev_err(&pdev->dev,
+			"device left dead: it failed again less than %u ms after its last recovery; rmmod and modprobe cxib to bring it back\n",
+			READ_ONCE(recovery_grace_ms));
+		return;
+	}
+	r = xchg(&dev->recovery, NULL);		/* the work owns it from here */
+	if (!r)
+		return;
+	INIT_WORK(&r->work, cxib_recovery_work);
+	r->pdev = pci_dev_get(pdev);
+	r->reset = reset;
+	queue_work(cxib_recovery_wq, &r->work);
+}
+
+/* ---- PCI error handling (AER), function reset -------------------------------------- */
+
+/*
+ * An uncorrectable PCI error: the device is dead from here on (as mlx5 does for any of
+ * them); the PCI core resets the link or slot, then resume() has the function probed
+ * again.  A permanent failure (the device is gone) is only marked dead: removal follows.
+ */
+static pci_ers_result_t cxib_pci_error_detected(struct pci_dev *pdev, pci_channel_state_t state)
+{
+	struct cxib_dev *dev = pci_get_drvdata(pdev);
+
+	dev_err(&pdev->dev, "PCI error detected (channel state %d)\n", state);
+	if (dev)
+		cxib_dev_fatal(dev, state == pci_channel_io_perm_failure ?
+			       "the PCI function is gone" : "uncorrectable PCI error");
+	return state == pci_channel_io_perm_failure ? PCI_ERS_RESULT_DISCONNECT :
+						      PCI_ERS_RESULT_NEED_RESET;
+}
+
+static pci_ers_result_t cxib_pci_slot_reset(struct pci_dev *pdev)
+{
+	dev_info(&pdev->dev, "PCI slot reset\n");
+	return PCI_ERS_RESULT_RECOVERED;
+}
+
+static void cxib_pci_resume(struct pci_dev *pdev)
+{
+	struct cxib_dev *dev = pci_get_drvdata(pdev);
+
+	if (dev)
+		cxib_recover(dev, false);
+}
+
+/* A function reset someone else asked for (sysfs reset): stop using the hardware ... */
+static void cxib_pci_reset_prepare(struct pci_dev *pdev)
+{
+	struct cxib_dev *dev = pci_get_drvdata(pdev);
+
+	if (dev)
+		cxib_dev_fatal(dev, "function reset requested");
+}
+
+/* ... and once it is done, come back as a new device. */
+static void cxib_pci_reset_done(struct pci_dev *pdev)
+{
+	struct cxib_dev *dev = pci_get_drvdata(pdev);
+
+	if (dev)
+		cxib_recover(dev, false);
+}
+
+static const struct pci_error_handlers cxib_pci_err_handlers = {
+	.error_detected = cxib_pci_error_detected,
+	.slot_reset = cxib_pci_slot_reset,
+	.resume = cxib_pci_resume,
+	.reset_prepare = cxib_pci_reset_prepare,
+	.reset_done = cxib_pci_reset_done,
+};
+
+/* ---- Probe and remove ---------------------------------------------------------------- */
+
 static int cxib_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 {
 	struct cxib_dev *dev;
@@ -243,10 +464,16 @@ static int cxib_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 	dev->pdev = pdev;
 	/* The EQ handlers look objects up from phase 1 on; objects exist only after phase 2. */
 	cxib_obj_tables_init(dev);
+	/* allocated now: a dying device must not need memory to recover */
+	dev->recovery = kzalloc(sizeof(*dev->recovery), GFP_KERNEL);
+	if (!dev->recovery) {
+		err = -ENOMEM;
+		goto err_dealloc;
+	}
 
 	err = cxib_hw_init(dev);
 	if (err)
-		goto err_dealloc;
+		goto err_free_recovery;
 
 	err = cxib_ib_register(dev);
 	if (err)
@@ -257,6 +484,8 @@ static int cxib_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 
 err_hw_cleanup:
 	cxib_hw_cleanup(dev);
+err_free_recovery:
+	kfree(xchg(&dev->recovery, NULL));
 err_dealloc:
 	ib_dealloc_device(&dev->ibdev);
 	return err;
@@ -270,6 +499,7 @@ static void cxib_remove(struct pci_dev *pdev)
 		return;		/* already shut down */
 	cxib_ib_unregister(dev);
 	cxib_hw_cleanup(dev);
+	kfree(xchg(&dev->recovery, NULL));	/* unless a recovery took it */
 	ib_dealloc_device(&dev->ibdev);
 	pci_set_drvdata(pdev, NULL);
 }
@@ -314,8 +544,37 @@ static struct pci_driver cxib_pci_driver = {
 	.probe = cxib_probe,
 	.remove = cxib_remove,
 	.shutdown = cxib_shutdown,
+	.err_handler = &cxib_pci_err_handlers,
 };
-module_pci_driver(cxib_pci_driver);
+
+static int __init cxib_init(void)
+{
+	int err;
+
+	cxib_recovery_wq = alloc_ordered_workqueue("cxib_recovery", 0);
+	if (!cxib_recovery_wq)
+		return -ENOMEM;
+	err = pci_register_driver(&cxib_pci_driver);
+	if (err)
+		destroy_workqueue(cxib_recovery_wq);
+	return err;
+}
+
+static void __exit cxib_exit(void)
+{
+	struct cxib_recovered_fn *f, *tmp;
+
+	mutex_lock(&cxib_recovery_lock);
+	cxib_unloading = true;		/* a recovery under way probes nothing more */
+	mutex_unlock(&cxib_recovery_lock);
+	pci_unregister_driver(&cxib_pci_driver);
+	destroy_workqueue(cxib_recovery_wq);	/* waits for a recovery under way */
+	list_for_each_entry_safe(f, tmp, &cxib_recovered, node)
+		kfree(f);
+}
+
+module_init(cxib_init);
+module_exit(cxib_exit);
 
 MODULE_DESCRIPTION("InfiniBand HCA driver for ConnectX-class (mlx5 PRM) adapters");
 MODULE_LICENSE("GPL");
