@@ -749,6 +749,7 @@ static void cxib_pci_realize(PCIDevice *pdev, Error **errp)
 		goto err_name;
 	}
 	pcie_cap_flr_init(pdev);	/* FLR runs dc->reset through pci_device_reset() */
+	pcie_cap_deverr_init(pdev);	/* the driver may enable error reporting */
 	/* AER, so errors can be injected (HMP pcie_aer_inject_error) as on a real slot */
 	ret = pcie_aer_init(pdev, PCI_ERR_VER, CXIB_PCI_AER_OFFSET, PCI_ERR_SIZEOF, errp);
 	if (ret < 0)

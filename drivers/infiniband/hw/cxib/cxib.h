@@ -313,11 +313,11 @@ struct cxib_health {
 void cxib_health_start(struct cxib_dev *dev);
 void cxib_health_stop(struct cxib_dev *dev);
 void cxib_health_cmd_timeout(struct cxib_dev *dev);
-void cxib_dev_fatal(struct cxib_dev *dev, const char *reason);
+bool cxib_dev_fatal(struct cxib_dev *dev, const char *reason);
 
 /* main.c: recovery, once the device is dead (a new probe of the function after a reset) */
 struct cxib_recovery;
-void cxib_recover(struct cxib_dev *dev, bool reset);
+void cxib_recover(struct cxib_dev *dev);
 #if IS_ENABLED(CONFIG_KUNIT)
 const char *cxib_health_fatal_reason(u32 fw_ver, u32 cmdq_addr_l, u32 rfr, u32 synd);
 #endif

@@ -52,15 +52,18 @@ EXPORT_SYMBOL_IF_KUNIT(cxib_health_fatal_reason);
  * @reason: what happened, for the log
  *
  * Logs once; later calls do nothing.  Process context without locks of the driver held:
- * the health poll, the PCI error handlers.  Recovery (cxib_recover()) is the caller's.
+ * the health poll, the PCI error handlers.  Recovery (cxib_recover()) is the caller's: the
+ * one that declared the device dead decides when it comes back.
+ *
+ * Return: true if this call declared it dead, false if it was already.
  */
-void cxib_dev_fatal(struct cxib_dev *dev, const char *reason)
+bool cxib_dev_fatal(struct cxib_dev *dev, const char *reason)
 {
 	struct ib_event ev = {};
 	u32 synd;
 
 	if (test_and_set_bit(CXIB_DEV_DEAD, &dev->flags))
-		return;
+		return false;
 
 	synd = cxib_iseg_read(dev, CXIB_OFFSET(CXIB_HEALTH_SYND));
 	dev_err(&dev->pdev->dev,
@@ -78,6 +81,7 @@ void cxib_dev_fatal(struct cxib_dev *dev, const char *reason)
 		ev.event = IB_EVENT_DEVICE_FATAL;
 		ib_dispatch_event(&ev);
 	}
+	return true;
 }
 
 /* Queue the poll @delay_ms from now, unless polling stops (cxib_health_stop()). */
@@ -134,9 +138,11 @@ static void cxib_health_poll(struct work_struct *work)
 					    health.work);
 	const char *reason;
 
+	if (cxib_dev_dead(dev))
+		return;		/* declared dead elsewhere (a PCI error): nothing more to watch */
 	if (test_bit(CXIB_DEV_CMD_TIMEOUT, &dev->flags)) {
-		cxib_dev_fatal(dev, "firmware did not complete a command in time");
-		cxib_recover(dev, true);
+		if (cxib_dev_fatal(dev, "firmware did not complete a command in time"))
+			cxib_recover(dev);
 		return;
 	}
 	reason = cxib_health_fatal_reason(cxib_iseg_read(dev, CXIB_OFFSET(CXIB_HEALTH_FW_VER)),
@@ -144,8 +150,8 @@ static void cxib_health_poll(struct work_struct *work)
 					  cxib_iseg_read(dev, CXIB_OFFSET(CXIB_HEALTH_RFR)),
 					  cxib_iseg_read(dev, CXIB_OFFSET(CXIB_HEALTH_SYND)));
 	if (reason) {
-		cxib_dev_fatal(dev, reason);
-		cxib_recover(dev, true);
+		if (cxib_dev_fatal(dev, reason))
+			cxib_recover(dev);
 		return;		/* nothing more to watch */
 	}
 	cxib_health_check_counter(dev);

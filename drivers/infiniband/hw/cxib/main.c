@@ -15,11 +15,11 @@
  * Recovery (as mlx5 does it: unload, reset, load): once the device is dead (health.c: a
  * fatal firmware condition, a command that never completed; or a PCI error), a work item
  * unbinds the driver from the function (remove: the IB device unregisters, every ULP lets
- * go, the dead hardware state is freed), resets the function (FLR: the firmware starts
- * again) and probes it again: a new IB device registers, the ULPs come back.  After a PCI
- * error the PCI core has reset the function already; a reset asked for through sysfs is
- * followed the same way.  A function that dies again within recovery_grace_ms of its last
- * recovery is left dead, as is any with recovery off.
+ * go, the dead hardware state is freed, and the function is reset, so that the firmware
+ * starts again and forgets the memory it was given) and probes it again: a new IB device
+ * registers, the ULPs come back.  A PCI error (AER) and a reset asked for through sysfs
+ * are followed the same way.  A function that dies again within recovery_grace_ms of its
+ * last recovery is left dead, as is any with recovery off.
  */
 
 #include <linux/dma-mapping.h>
@@ -114,6 +114,8 @@ static int cxib_pci_init(struct cxib_dev *dev)
 		goto err_release_region;
 
 	pci_set_master(pdev);
+	/* the configuration a link reset of a PCI error wipes: slot_reset() restores it */
+	pci_save_state(pdev);
 
 	dev->iseg = ioremap(pci_resource_start(pdev, CXIB_BAR0), CXIB_ISEG_SIZE);
 	if (!dev->iseg) {
@@ -196,11 +198,12 @@ static int cxib_hw_init(struct cxib_dev *dev)
 	if (err)
 		return err;
 
-	err = cxib_iseg_check(dev);
+	/* the fields the check reads are valid once the firmware is ready (a fresh reset) */
+	err = cxib_iseg_wait_ready(dev, READ_ONCE(init_timeout_ms));
 	if (err)
 		goto err_pci_cleanup;
 
-	err = cxib_iseg_wait_ready(dev, READ_ONCE(init_timeout_ms));
+	err = cxib_iseg_check(dev);
 	if (err)
 		goto err_pci_cleanup;
 
@@ -271,12 +274,10 @@ struct cxib_recovered_fn {
  * struct cxib_recovery - one recovery of a function
  * @work: runs cxib_recovery_work() on cxib_recovery_wq
  * @pdev: the function, referenced
- * @reset: reset the function (FLR) between unbinding and probing
  */
 struct cxib_recovery {
 	struct work_struct work;
 	struct pci_dev *pdev;
-	bool reset;
 };
 
 static struct cxib_recovered_fn *cxib_recovered_find(const char *name)
@@ -333,25 +334,19 @@ static void cxib_recovery_work(struct work_struct *work)
 	int err;
 
 	dev_info(&pdev->dev, "recovery: removing the failed device\n");
-	device_release_driver(&pdev->dev);
-	if (r->reset) {
-		err = pci_reset_function(pdev);
-		if (err) {
+	device_release_driver(&pdev->dev);	/* remove() resets the dead function */
+	if (!cxib_recovery_note(pdev)) {
+		dev_info(&pdev->dev, "recovery: not probed again, the module is going away\n");
+	} else {
+		err = device_attach(&pdev->dev);
+		if (err > 0)
+			dev_info(&pdev->dev, "recovery: device back after %u ms\n",
+				 jiffies_to_msecs(jiffies - t0));
+		else
 			dev_err(&pdev->dev,
-				"recovery: function reset failed: %d; left unbound (echo 1 > /sys/bus/pci/rescan or reboot)\n",
+				"recovery: the function did not come back (%d); see the probe's messages above\n",
 				err);
-			goto out;
-		}
 	}
-	if (!cxib_recovery_note(pdev))
-		goto out;	/* the module is going away */
-	err = device_attach(&pdev->dev);
-	if (err <= 0)
-		dev_err(&pdev->dev, "recovery: the function did not come back (probe: %d)\n", err);
-	else
-		dev_info(&pdev->dev, "recovery: device back after %u ms\n",
-			 jiffies_to_msecs(jiffies - t0));
-out:
 	pci_dev_put(pdev);
 	kfree(r);
 }
@@ -359,13 +354,12 @@ out:
 /**
  * cxib_recover() - recover a dead device: probe its function again, in a work item
  * @dev: the device, marked dead
- * @reset: reset the function first (not after a PCI error: the PCI core did)
  *
  * Once per device; not with recovery off, nor within recovery_grace_ms of the function's
  * last recovery (then the device stays dead, with a message saying what to do).  Process
  * context.
  */
-void cxib_recover(struct cxib_dev *dev, bool reset)
+void cxib_recover(struct cxib_dev *dev)
 {
 	struct pci_dev *pdev = dev->pdev;
 	struct cxib_recovery *r;
@@ -388,7 +382,6 @@ void cxib_recover(struct cxib_dev *dev, bool reset)
 		return;
 	INIT_WORK(&r->work, cxib_recovery_work);
 	r->pdev = pci_dev_get(pdev);
-	r->reset = reset;
 	queue_work(cxib_recovery_wq, &r->work);
 }
 
@@ -396,8 +389,9 @@ void cxib_recover(struct cxib_dev *dev, bool reset)
 
 /*
  * An uncorrectable PCI error: the device is dead from here on (as mlx5 does for any of
- * them); the PCI core resets the link or slot, then resume() has the function probed
- * again.  A permanent failure (the device is gone) is only marked dead: removal follows.
+ * them); the PCI core resets the link for a fatal one (not for a non-fatal one), then
+ * resume() has the function reset and probed again.  A permanent failure (the device is
+ * gone) is only marked dead: removal follows.
  */
 static pci_ers_result_t cxib_pci_error_detected(struct pci_dev *pdev, pci_channel_state_t state)
 {
@@ -411,9 +405,12 @@ static pci_ers_result_t cxib_pci_error_detected(struct pci_dev *pdev, pci_channe
 						      PCI_ERS_RESULT_NEED_RESET;
 }
 
+/* After the link reset: the configuration back (BARs, command register) as saved at probe. */
 static pci_ers_result_t cxib_pci_slot_reset(struct pci_dev *pdev)
 {
-	dev_info(&pdev->dev, "PCI slot reset\n");
+	dev_info(&pdev->dev, "PCI slot reset: restoring the configuration\n");
+	pci_restore_state(pdev);
+	pci_save_state(pdev);
 	return PCI_ERS_RESULT_RECOVERED;
 }
 
@@ -422,7 +419,7 @@ static void cxib_pci_resume(struct pci_dev *pdev)
 	struct cxib_dev *dev = pci_get_drvdata(pdev);
 
 	if (dev)
-		cxib_recover(dev, false);
+		cxib_recover(dev);
 }
 
 /* A function reset someone else asked for (sysfs reset): stop using the hardware ... */
@@ -434,13 +431,16 @@ static void cxib_pci_reset_prepare(struct pci_dev *pdev)
 		cxib_dev_fatal(dev, "function reset requested");
 }
 
-/* ... and once it is done, come back as a new device. */
+/*
+ * ... and once it is done, come back as a new device; unless the reset belongs to the
+ * recovery of a PCI error (the channel is offline then), whose resume() does that.
+ */
 static void cxib_pci_reset_done(struct pci_dev *pdev)
 {
 	struct cxib_dev *dev = pci_get_drvdata(pdev);
 
-	if (dev)
-		cxib_recover(dev, false);
+	if (dev && !pci_channel_offline(pdev))
+		cxib_recover(dev);
 }
 
 static const struct pci_error_handlers cxib_pci_err_handlers = {
@@ -499,9 +499,16 @@ static void cxib_remove(struct pci_dev *pdev)
 		return;		/* already shut down */
 	cxib_ib_unregister(dev);
 	cxib_hw_cleanup(dev);
+	pci_set_drvdata(pdev, NULL);
+	/*
+	 * A dead firmware was never told to let go of the memory it was given (queues, EQs,
+	 * pages, now freed): reset the function, so that no later probe, turning bus
+	 * mastering on again, lets it write there.  The device lock is held (remove).
+	 */
+	if (cxib_dev_dead(dev) && pci_reset_function_locked(pdev))
+		dev_warn(&pdev->dev, "cannot reset the dead function: reset it before using it again\n");
 	kfree(xchg(&dev->recovery, NULL));	/* unless a recovery took it */
 	ib_dealloc_device(&dev->ibdev);
-	pci_set_drvdata(pdev, NULL);
 }
 
 /*
