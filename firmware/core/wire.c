@@ -566,7 +566,14 @@ void cxfw_wire_send_traps(struct cxfw_dev *dev, uint64_t now)
 	uint8_t mad[CXIB_MAD_SIZE];
 	struct cxfw_pkt pkt;
 	unsigned int port;
+	bool up;
 
+	/* the SMA speaks while the function is initialized; its traps wait meanwhile */
+	pthread_mutex_lock(&dev->lock);
+	up = dev->hca_state == CXFW_HCA_INITIALIZED;
+	pthread_mutex_unlock(&dev->lock);
+	if (!up)
+		return;
 	for (port = 1; port <= dev->cfg.num_ports; port++)
 		while (cxfw_sma_next_trap(dev, port, now, &pkt, mad))
 			if (cxfw_wire_send(dev, port, &pkt))
@@ -581,7 +588,9 @@ void cxfw_wire_vl15_dropped(struct cxfw_dev *dev, const struct cxfw_pkt *p)
 	if (p->loopback || p->vl != CXIB_VL_SMP || p->port < 1 || p->port > dev->cfg.num_ports)
 		return;
 	pthread_mutex_lock(&dev->lock);
-	cxfw_pma_add(&dev->ports[p->port - 1].pma.vl15_dropped, 1);
+	/* a function torn down (its driver unloading) has no receive side to run short of */
+	if (dev->hca_state == CXFW_HCA_INITIALIZED)
+		cxfw_pma_add(&dev->ports[p->port - 1].pma.vl15_dropped, 1);
 	pthread_mutex_unlock(&dev->lock);
 }
 

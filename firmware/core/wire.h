@@ -112,11 +112,15 @@ void cxfw_wire_process(struct cxfw_dev *dev);
 /*
  * Count @p in its port's VL15Dropped if it is a VL15 packet from the cable: a subnet
  * management packet the port had no resources for (no QP0, QP0 not receiving, no receive
- * WQE on it), IBTA vol 1 16.1.3.5.  Lock not held.
+ * WQE on it), IBTA vol 1 16.1.3.5, while the function is initialized (a function torn
+ * down, its driver unloading, has no receive side at all).  Lock not held.
  */
 void cxfw_wire_vl15_dropped(struct cxfw_dev *dev, const struct cxfw_pkt *p);
 
-/* Send the SMA's traps that are due at @now (cxfw_sma_next_trap), VL15 from QP0.  Worker. */
+/*
+ * Send the SMA's traps that are due at @now (cxfw_sma_next_trap), VL15 from QP0; none while
+ * the function is not initialized (they wait).  Worker.
+ */
 void cxfw_wire_send_traps(struct cxfw_dev *dev, uint64_t now);
 
 /*

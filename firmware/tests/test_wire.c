@@ -1194,6 +1194,25 @@ TEST(wire_vl15_dropped_counts_smps_the_port_had_no_room_for)
 	CHECK_EQ(t->dev->ports[0].pma.vl15_dropped, 2);
 }
 
+/*
+ * A function torn down (its driver unloading: TEARDOWN_HCA) has no receive side to run
+ * short of: SMPs that reach it are dropped, not counted in VL15Dropped.
+ */
+TEST(wire_vl15_dropped_leaves_out_a_function_torn_down)
+{
+	struct cxfw_pkt p = pkt_to(CXIB_BTH_OP_UD_SEND_ONLY, MY_LID, CXIB_QP0);
+
+	CHECK(wire_dev(t, true));
+	cxfw_port_link(t->dev, 1, true);
+	CHECK_EQ(drv_bringup(t), 0);
+	rx(t, &p);					/* initialized, no QP0 */
+	CHECK_EQ(t->dev->ports[0].pma.vl15_dropped, 1);
+	CHECK_EQ(drv_teardown_hca(t), 0);
+	rx(t, &p);
+	CHECK_EQ(t->dev->ports[0].pma.vl15_dropped, 1);
+	CHECK_EQ(stats(t).no_qp_drops, 2);		/* dropped all the same */
+}
+
 TEST(wire_receive_needs_an_existing_qp_of_the_opcodes_transport)
 {
 	uint32_t rc, uc, ud, qp1, qp0;
