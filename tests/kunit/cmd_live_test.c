@@ -236,6 +236,47 @@ static void live_concurrent_commands(struct kunit *test)
 }
 
 /*
+ * A dead device sends nothing to the firmware: the commands that give something back
+ * (destroy, deallocate, detach, to RESET) report success with a zeroed output, so a teardown
+ * runs to its end; every other command fails with -EIO.  No token is used.
+ */
+static void live_dead_device_releases_succeed(struct kunit *test)
+{
+	static const u16 releases[] = {
+		CXIB_CMD_OP_DESTROY_CQ, CXIB_CMD_OP_DESTROY_QP, CXIB_CMD_OP_2RST_QP,
+		CXIB_CMD_OP_DEALLOC_PD, CXIB_CMD_OP_DETACH_FROM_MCG, CXIB_CMD_OP_TEARDOWN_HCA,
+	};
+	static const u16 others[] = {
+		CXIB_CMD_OP_NOP, CXIB_CMD_OP_CREATE_CQ, CXIB_CMD_OP_RTR2RTS_QP,
+		CXIB_CMD_OP_ALLOC_PD, CXIB_CMD_OP_ATTACH_TO_MCG, CXIB_CMD_OP_MANAGE_PAGES,
+	};
+	struct cxib_dev *dev = test->priv;
+	__be32 in[4] = {}, out[4];
+	u8 token = dev->cmdq.token;
+	unsigned int i;
+	int err;
+
+	set_bit(CXIB_DEV_DEAD, &dev->flags);
+	for (i = 0; i < ARRAY_SIZE(releases); i++) {
+		CXIB_SET(in, CXIB_CMD_IN_OPCODE, releases[i]);
+		memset(out, 0xa5, sizeof(out));
+		err = cxib_cmd_exec_flags(dev, in, sizeof(in), out, sizeof(out), 0);
+		KUNIT_EXPECT_EQ_MSG(test, err, 0, "opcode 0x%x", releases[i]);
+		KUNIT_EXPECT_EQ(test, CXIB_GET(out, CXIB_CMD_OUT_STATUS), CXIB_CMD_STAT_OK);
+		KUNIT_EXPECT_EQ(test, be32_to_cpu(out[3]), 0);
+	}
+	for (i = 0; i < ARRAY_SIZE(others); i++) {
+		CXIB_SET(in, CXIB_CMD_IN_OPCODE, others[i]);
+		err = cxib_cmd_exec_flags(dev, in, sizeof(in), out, sizeof(out), 0);
+		KUNIT_EXPECT_EQ_MSG(test, err, -EIO, "opcode 0x%x", others[i]);
+	}
+	clear_bit(CXIB_DEV_DEAD, &dev->flags);
+	KUNIT_EXPECT_EQ(test, dev->cmdq.token, token);
+	KUNIT_EXPECT_EQ(test, cxib_cmd_nop(dev), 0);
+	expect_slots_idle(test, dev);
+}
+
+/*
  * The whole firmware bring-up of probe, and its teardown: the firmware's pages are lent
  * (INIT_HCA succeeds only once it has all it asked for), nothing more is asked for once
  * initialized, the SMA answers, and teardown takes every page back.
@@ -275,6 +316,7 @@ static struct kunit_case cxib_cmd_live_cases[] = {
 	KUNIT_CASE(live_init_hca_while_disabled_fails),
 	KUNIT_CASE(live_mailbox_commands),
 	KUNIT_CASE(live_concurrent_commands),
+	KUNIT_CASE(live_dead_device_releases_succeed),
 	KUNIT_CASE(live_bringup_accounts_pages),
 	{}
 };

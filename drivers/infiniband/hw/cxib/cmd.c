@@ -456,6 +456,52 @@ static void cxib_cmd_log_status(struct cxib_dev *dev, const void *in, const void
 			    cxib_cmd_status_str(status), syndrome);
 }
 
+/*
+ * The commands that give something back to the firmware (destroy, deallocate, detach, move
+ * a QP to RESET or ERR, tear the HCA down).  On a dead device they report success: what
+ * they release is gone with the firmware, and a teardown that fails half way leaves the
+ * RDMA core's objects behind (ib_destroy_cq() of a CQ whose QP stayed attached to a
+ * multicast group).  Everything else fails (mlx5_internal_err_ret_value() makes the same
+ * split).
+ */
+static bool cxib_cmd_releases(u16 opcode)
+{
+	switch (opcode) {
+	case CXIB_CMD_OP_TEARDOWN_HCA:
+	case CXIB_CMD_OP_DISABLE_HCA:
+	case CXIB_CMD_OP_DESTROY_MKEY:
+	case CXIB_CMD_OP_DESTROY_EQ:
+	case CXIB_CMD_OP_DESTROY_CQ:
+	case CXIB_CMD_OP_DESTROY_QP:
+	case CXIB_CMD_OP_2ERR_QP:
+	case CXIB_CMD_OP_2RST_QP:
+	case CXIB_CMD_OP_DESTROY_SRQ:
+	case CXIB_CMD_OP_DESTROY_XRC_SRQ:
+	case CXIB_CMD_OP_DEALLOC_Q_COUNTER:
+	case CXIB_CMD_OP_DEALLOC_PD:
+	case CXIB_CMD_OP_DEALLOC_UAR:
+	case CXIB_CMD_OP_DETACH_FROM_MCG:
+	case CXIB_CMD_OP_DEALLOC_XRCD:
+	case CXIB_CMD_OP_DEALLOC_TRANSPORT_DOMAIN:
+	case CXIB_CMD_OP_DESTROY_RMP:
+	case CXIB_CMD_OP_DESTROY_UCTX:
+		return true;
+	default:
+		return false;
+	}
+}
+
+/* What a command gets on a dead device: 0 (an output of status OK) or -EIO. */
+static int cxib_cmd_dead(struct cxib_dev *dev, u16 opcode, u16 op_mod, void *out, u32 outlen)
+{
+	dev_dbg(&dev->pdev->dev, "%s (0x%x) op_mod 0x%x: device is dead\n",
+		cxib_cmd_opcode_str(opcode), opcode, op_mod);
+	if (!cxib_cmd_releases(opcode))
+		return -EIO;
+	memset(out, 0, outlen);
+	return 0;
+}
+
 /**
  * cxib_cmd_exec_flags() - execute one firmware command
  * @dev: the device, with its command queue set up
@@ -492,11 +538,8 @@ int cxib_cmd_exec_flags(struct cxib_dev *dev, const void *in, u32 inlen, void *o
 	might_sleep();
 	if (WARN_ON(inlen < CXIB_CMD_IN_HDR_LEN || outlen < CXIB_CMD_OUT_HDR_LEN))
 		return -EINVAL;
-	if (cxib_dev_dead(dev)) {
-		dev_dbg(&dev->pdev->dev, "%s (0x%x) op_mod 0x%x: device is dead\n",
-			cxib_cmd_opcode_str(opcode), opcode, op_mod);
-		return -EIO;
-	}
+	if (cxib_dev_dead(dev))
+		return cxib_cmd_dead(dev, opcode, op_mod, out, outlen);
 
 	err = cxib_cmd_msg_alloc(cmdq, &inmsg, inlen);
 	if (err)
@@ -507,6 +550,10 @@ int cxib_cmd_exec_flags(struct cxib_dev *dev, const void *in, u32 inlen, void *o
 
 	cxib_cmd_reap_stale(dev);
 	err = cxib_cmd_get_slot(dev, pages, &slot);
+	if (err && cxib_dev_dead(dev)) {
+		err = cxib_cmd_dead(dev, opcode, op_mod, out, outlen);
+		goto err_free_out;
+	}
 	if (err) {
 		dev_err_ratelimited(&dev->pdev->dev,
 				    "%s (0x%x) op_mod 0x%x: no free command slot within %u ms\n",
@@ -554,12 +601,10 @@ int cxib_cmd_exec_flags(struct cxib_dev *dev, const void *in, u32 inlen, void *o
 					    cxib_cmd_opcode_str(opcode), opcode, op_mod,
 					    cmdq->timeout_ms, slot);
 			cxib_health_cmd_timeout(dev);
-		} else {
-			dev_dbg(&dev->pdev->dev, "%s (0x%x) op_mod 0x%x: device is dead\n",
-				cxib_cmd_opcode_str(opcode), opcode, op_mod);
+			return err;	/* the slot keeps its mailboxes (stale, above) */
 		}
-		/* The slot keeps the mailboxes until the firmware gives the entry back. */
-		return err;
+		/* the device died while it waited */
+		return cxib_cmd_dead(dev, opcode, op_mod, out, outlen);
 	}
 
 	/* Read the output only after seeing the entry handed back. */
