@@ -22,10 +22,17 @@
 #       node1's link loses every packet: the client's RC QP ends in "transport retry
 #       counter exceeded" after retry_count + 1 local ACK timeouts (ibv_rc_pingpong: 7, so
 #       8 timeouts of the model's 500 ms floor, 4 s; the time is checked within 20 %).
+#   fatal
+#       node2's firmware dies (health syndrome 0x1) while an RC pingpong runs and a process
+#       watches the device's events: the process sees IBV_EVENT_DEVICE_FATAL, cxib recovers
+#       (a new cxib_0, port ACTIVE again within 60 s), ib0 comes back and answers a ping
+#       once its address is applied again, and a new RC pingpong passes.
 set -u
 cd "$CXLAB_RESULTS" || exit 1
 # shellcheck source=lib.sh
 . /cxlab/e2e/lib.sh
+# shellcheck source=ipoib_lib.sh
+. /cxlab/e2e/ipoib_lib.sh
 
 e2e_setup || { E2E_SETUP_FAIL=1; echo "FAIL setup: $E2E_SETUP_REASON"; e2e_finish faults; exit 1; }
 modprobe ib_umad	# perfquery
@@ -191,5 +198,68 @@ if wait_for 90 port_active /sys/class/infiniband/"$DEV"; then
 else
 	e2e_result "$c-port-active" FAIL "port $(state) 90 s after the link came back" 90
 fi
+
+# ---- the firmware dies under traffic, and cxib recovers -------------------------------
+c=fatal
+ipoib_setup
+if ipoib_up 60 && wait_for 30 ping -c 1 -W 1 "$PEER_IP" >/dev/null; then
+	e2e_result fatal-ipoib-before pass "ib0 up, the peer answers" 0
+else
+	e2e_result fatal-ipoib-before FAIL "ib0 or the peer's ib0 not up" 0
+fi
+port=$((port + 1))
+if [ "$ROLE" = client ]; then		# node2: the one that dies
+	dmesg -C
+	setsid timeout 120 ibv_asyncwatch -d "$DEV" >asyncwatch.txt 2>&1 </dev/null &
+	wait_file "$PEERDIR/$c.ready" 60
+	sleep 0.5
+	timeout 60 "${pp[@]}" -n 1000000 -p "$port" "$E2E_SERVER_ADDR" >"$c.out" 2>&1 &
+	pp_pid=$!
+	sleep 3
+	t0=$SECONDS
+	cxlab_fault "$CLI" fatal 0x1 || e2e_result fatal-set FAIL "the host did not kill the firmware" 0
+	if wait_for 90 bash -c "dmesg | grep -q 'recovery: device back'"; then
+		back=$((SECONDS - t0))
+		if wait_for 60 port_active /sys/class/infiniband/"$DEV"; then
+			e2e_result fatal-recovered pass \
+				"new $DEV after $back s, port ACTIVE $((SECONDS - t0)) s after the fatal error" \
+				$((SECONDS - t0))
+		else
+			e2e_result fatal-recovered FAIL "new $DEV after $back s, port $(state) after 60 s more" \
+				$((SECONDS - t0))
+		fi
+	else
+		e2e_result fatal-recovered FAIL "not back: $(dmesg | grep cxib | tail -n 1)" $((SECONDS - t0))
+	fi
+	# Its device is gone (the RDMA core disassociated it): it polls a CQ nothing writes to
+	# any more, as on hardware, until it is stopped.
+	kill "$pp_pid" 2>/dev/null
+	wait "$pp_pid"
+	echo "the pingpong under the fatal error ended with $?: $(e2e_lasterr "$c.out")"
+	if grep -q "IBV_EVENT_DEVICE_FATAL" asyncwatch.txt; then
+		e2e_result fatal-event pass "the watching process saw IBV_EVENT_DEVICE_FATAL" 0
+	else
+		e2e_result fatal-event FAIL "no IBV_EVENT_DEVICE_FATAL: $(tail -n 1 asyncwatch.txt)" 0
+	fi
+	put_file "$c.done" x
+else
+	timeout 60 "${pp[@]}" -n 1000000 -p "$port" >"$c.out" 2>&1 &
+	pp_pid=$!
+	put_file "$c.ready" x
+	wait_file "$PEERDIR/$c.done" 180
+	kill "$pp_pid" 2>/dev/null
+	wait "$pp_pid" 2>/dev/null
+fi
+meet fatal-recovered 120
+if ipoib_up 60 && wait_for 30 ping -c 1 -W 1 "$PEER_IP" >/dev/null; then
+	e2e_result fatal-ipoib-back pass "ib0 back, the peer answers over it" 0
+else
+	e2e_result fatal-ipoib-back FAIL "no answer over ib0 after the recovery" 0
+fi
+port=$((port + 1))
+t0=$SECONDS
+e2e_pair after-fatal 120 "${pp[@]}" -n 20 -p "$port" -- "${pp[@]}" -n 20 -p "$port"
+e2e_verdict_both after-fatal $((SECONDS - t0))
+ip link set ib0 down 2>/dev/null
 
 e2e_finish faults
