@@ -1250,3 +1250,89 @@ TEST(xport_rc_read_responses_wait_for_link_credits)
 	CHECK_EQ(sa.local_ack_timeouts, 0);
 	CHECK_EQ(sb.pkts_dropped, 0);
 }
+
+
+/* ---- a pingpong over a corrupting link ------------------------------------------------------- */
+
+#define PP_ROUNDS	40
+#define PP_LEN		65536u
+
+/* Pump until @cq holds @want good completions; false on an error CQE or after 20 s. */
+static bool pp_wait(struct env *e, struct drv_node *n, struct drv_cq *cq, unsigned int want)
+{
+	struct cxib_cqe64 cqe;
+	unsigned int got = 0, ms;
+
+	for (ms = 0; ms < 20000 && got < want; ms++) {
+		if (drv_pump_time(&e->w, 1000000, 1000000))
+			return false;
+		while (got < want && drv_poll(n, cq, &cqe)) {
+			if (CQE_OPCODE(&cqe) == CXIB_CQE_OPCODE_REQ_ERR ||
+			    CQE_OPCODE(&cqe) == CXIB_CQE_OPCODE_RESP_ERR)
+				return false;
+			got++;
+		}
+	}
+	return got == want;
+}
+
+/* One round: @from SENDs 64 KiB of pattern @seed into the receive posted at @to. */
+static void pp_send(struct test_ctx *t, struct drv_node *from, struct drv_qp *qp,
+		    struct drv_mr *src, uint8_t seed)
+{
+	struct drv_wr wr;
+
+	mr_pattern(from, src, 0, PP_LEN, seed);
+	wr = wr_op(CXIB_WQE_OPCODE_SEND, true);
+	wr.sg[wr.nsg++] = sge(src, 0, PP_LEN);
+	CHECK(drv_post_send(from, qp, &wr) >= 0);
+}
+
+/*
+ * ibv_rc_pingpong's shape (64 KiB SENDs, one round trip at a time, MTU 1024) with the
+ * model's own fault injection corrupting 2 % of packets at both ends: every corrupted
+ * packet fails the receiver's CRC check, go-back-N resends it, and every round completes
+ * with the data intact and no QP giving up (a 7-retry budget is never near exhaustion
+ * when only one packet in fifty is lost).
+ */
+TEST(xport_rc_pingpong_64k_both_ways_survives_corruption)
+{
+	struct drv_mr sa_buf, ra_buf, sb_buf, rb_buf;
+	struct cxfw_stats sa, sb;
+	struct drv_qp_conn c;
+	unsigned int k, end;
+	char err[160];
+	struct env e;
+
+	drv_qp_conn_defaults(&c);
+	c.timeout = 14;
+	c.retry = 7;
+	CHECK_EQ(env_pair(t, &e, 2, CXIB_QPC_ST_RC, &c), 0);
+	CHECK_EQ(drv_mr_alloc(e.na, PP_LEN, DRV_LR | DRV_LW, &sa_buf), 0);
+	CHECK_EQ(drv_mr_alloc(e.na, PP_LEN, DRV_LR | DRV_LW, &ra_buf), 0);
+	CHECK_EQ(drv_mr_alloc(e.nb, PP_LEN, DRV_LR | DRV_LW, &sb_buf), 0);
+	CHECK_EQ(drv_mr_alloc(e.nb, PP_LEN, DRV_LR | DRV_LW, &rb_buf), 0);
+	for (end = 0; end < 2; end++) {
+		CHECK_EQ(cxfw_fault_set(e.w.cable->dev[end], "seed 5", err, sizeof(err)), 0);
+		CHECK_EQ(cxfw_fault_set(e.w.cable->dev[end], "corrupt 2%", err, sizeof(err)), 0);
+	}
+	for (k = 0; k < PP_ROUNDS; k++) {
+		struct drv_sge r = sge(&rb_buf, 0, PP_LEN);
+
+		CHECK(drv_post_recv(e.nb, &e.b, &r, 1) >= 0);
+		r = sge(&ra_buf, 0, PP_LEN);
+		CHECK(drv_post_recv(e.na, &e.a, &r, 1) >= 0);
+		pp_send(t, e.na, &e.a, &sa_buf, (uint8_t)(2 * k));
+		CHECK(pp_wait(&e, e.nb, e.cb, 1));
+		CHECK(mr_has_pattern(e.nb, &rb_buf, 0, PP_LEN, (uint8_t)(2 * k)));
+		pp_send(t, e.nb, &e.b, &sb_buf, (uint8_t)(2 * k + 1));
+		CHECK(pp_wait(&e, e.na, e.ca, 2));	/* its send and the reply */
+		CHECK(mr_has_pattern(e.na, &ra_buf, 0, PP_LEN, (uint8_t)(2 * k + 1)));
+		CHECK(pp_wait(&e, e.nb, e.cb, 1));
+	}
+	cxfw_get_stats(e.na->t->dev, &sa);
+	cxfw_get_stats(e.nb->t->dev, &sb);
+	CHECK(sa.vcrc_errors > 0 && sb.vcrc_errors > 0);
+	CHECK(sa.retransmits > 0 && sb.retransmits > 0);
+	CHECK_EQ(sa.retry_exceeded + sb.retry_exceeded, 0);
+}
