@@ -68,6 +68,12 @@ MODULE_PARM_DESC(wc_timeout_ms, "how long to wait for one completion");
 static uint ctl_timeout_s = 120;
 module_param(ctl_timeout_s, uint, 0444);
 MODULE_PARM_DESC(ctl_timeout_s, "how long to wait for the peer on the control connection");
+static char *cases = "";
+module_param(cases, charp, 0444);
+MODULE_PARM_DESC(cases, "comma-separated case names to run, \"rc_*\" for a prefix (default: all)");
+static uint rounds = 1;
+module_param(rounds, uint, 0444);
+MODULE_PARM_DESC(rounds, "how many times to run the matrix (default 1)");
 static uint mlid = 0xc123;
 module_param(mlid, uint, 0444);
 MODULE_PARM_DESC(mlid, "multicast LID for the UD multicast case (0xc000-0xfffe)");
@@ -1704,53 +1710,84 @@ static void kv_teardown(struct kv_ctx *c)
 		ib_device_put(c->dev);
 }
 
+/* Is case @name in the cases= list?  Entries are names, or prefixes ending in '*'. */
+static bool kv_selected(const char *name)
+{
+	const char *p = cases;
+
+	if (!*p)
+		return true;
+	while (*p) {
+		size_t n = strcspn(p, ",");
+
+		if (n && p[n - 1] == '*' ? !strncmp(name, p, n - 1) :
+		    n == strlen(name) && !strncmp(name, p, n))
+			return true;
+		p += n;
+		if (*p == ',')
+			p++;
+	}
+	return false;
+}
+
+/* One case, stepped through with the peer; its result counted.  False if the run is over. */
+static bool kv_step(struct kv_ctx *c, u32 i, u32 round, int counts[3])
+{
+	struct kv_res mine, peer_res = {};
+	u32 cmd[2], pcmd[2];
+	bool fatal = false;
+	enum kv_result r;
+
+	memset(&c->res, 0, sizeof(c->res));
+	/* The client names the case; both check they agree. */
+	cmd[0] = KV_CMD_CASE;
+	cmd[1] = round * ARRAY_SIZE(kv_cases) + i;
+	if (kv_xchg(c, cmd, pcmd, sizeof(cmd)) || pcmd[0] != cmd[0] || pcmd[1] != cmd[1]) {
+		pr_err("control: out of step at case %u of round %u\n", i, round);
+		return false;
+	}
+	kv_run_case(c, &kv_cases[i]);
+	if (c->res.result == KV_SKIP && !strcmp(c->res.why, "peer stopped"))
+		c->res.result = KV_PASS;	/* the peer's result says why */
+	/* Results always go across, whatever happened in the case. */
+	mine = c->res;
+	c->res.result = KV_PASS;
+	if (kv_xchg(c, &mine, &peer_res, sizeof(mine)))
+		fatal = true;
+	c->res = mine;
+	if (fatal)
+		peer_res = (struct kv_res){ .result = KV_FAIL,
+					    .why = "no result (control connection)" };
+	r = kv_report(c, &kv_cases[i], &c->res, &peer_res);
+	counts[r]++;
+	if (r == KV_FAIL && !c->fatal && !fatal) {
+		/* The main pair may be in the error state: make a new one. */
+		kv_qp_close(&c->main);
+		if (!kv_main_open(c))
+			fatal = true;
+	}
+	return !fatal && !c->fatal;
+}
+
 static int kv_run(struct kv_ctx *c)
 {
-	int counts[3] = {}, fatal = 0;
-	struct kv_res peer_res;
-	u32 i, cmd[2], pcmd[2];
-	enum kv_result r;
+	int counts[3] = {}, selected = 0;
+	bool go = true;
+	u32 i, round;
 
 	if (!kv_main_open(c))
 		return -EIO;
-	for (i = 0; i < ARRAY_SIZE(kv_cases) && !c->fatal; i++) {
-		memset(&c->res, 0, sizeof(c->res));
-		/* The client names the case; both check they agree. */
-		cmd[0] = KV_CMD_CASE;
-		cmd[1] = i;
-		if (kv_xchg(c, cmd, pcmd, sizeof(cmd)) || pcmd[0] != KV_CMD_CASE || pcmd[1] != i) {
-			pr_err("control: out of step at case %u\n", i);
-			fatal = 1;
-			break;
-		}
-		kv_run_case(c, &kv_cases[i]);
-		if (c->res.result == KV_SKIP && !strcmp(c->res.why, "peer stopped"))
-			c->res.result = KV_PASS;	/* the peer's result says why */
-		memset(&peer_res, 0, sizeof(peer_res));
-		{
-			struct kv_res mine = c->res;
-
-			/* Results always go across, whatever happened in the case. */
-			c->res.result = KV_PASS;
-			if (kv_xchg(c, &mine, &peer_res, sizeof(mine)))
-				fatal = 1;
-			c->res = mine;
-		}
-		if (fatal)
-			peer_res = (struct kv_res){ .result = KV_FAIL,
-						    .why = "no result (control connection)" };
-		r = kv_report(c, &kv_cases[i], &c->res, &peer_res);
-		counts[r]++;
-		if (r == KV_FAIL && !c->fatal) {
-			/* The main pair may be in the error state: make a new one. */
-			kv_qp_close(&c->main);
-			if (!kv_main_open(c))
-				fatal = 1;
-		}
-		if (fatal)
-			break;
+	for (i = 0; i < ARRAY_SIZE(kv_cases); i++)
+		selected += kv_selected(kv_cases[i].name);
+	if (!selected || !rounds) {
+		pr_err("role=%s cases=%s rounds=%u: nothing to run\n", role, cases, rounds);
+		return -EINVAL;
 	}
-	counts[KV_FAIL] += ARRAY_SIZE(kv_cases) - (counts[0] + counts[1] + counts[2]);
+	for (round = 0; round < rounds && go; round++)
+		for (i = 0; i < ARRAY_SIZE(kv_cases) && go; i++)
+			if (kv_selected(kv_cases[i].name))
+				go = kv_step(c, i, round, counts);
+	counts[KV_FAIL] += selected * rounds - (counts[0] + counts[1] + counts[2]);
 	pr_info("role=%s summary passed=%d failed=%d skipped=%d\n", role, counts[KV_PASS],
 		counts[KV_FAIL], counts[KV_SKIP]);
 	return counts[KV_FAIL] ? -EIO : 0;
