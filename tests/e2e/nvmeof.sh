@@ -17,7 +17,7 @@
 #           rmmod cxib with a controller connected (the controller goes, no hung task),
 #           modprobe cxib; no QP, MR or CQ of nvme left afterwards
 #
-# Failures during I/O and the target's SRQ: nvmeof_fail.sh.  Not here yet (issue 12): large
+# Failures during I/O and the target's SRQ: nvmeof_fail.sh.  Not here yet: large
 # fast-registration page lists, the three-way benchmark.
 set -u
 . /cxlab/e2e/sm_lib.sh

@@ -30,7 +30,7 @@
 #                       destroyed with outstanding WRs), no QP left;
 #   client_killed-rmmod and the driver unloaded right after, reloaded, port ACTIVE again;
 #   client_killed-peer  the server is stopped (perftest has no way to notice)
-#   stock_lib           what the stock libibverbs + libmlx5 do on their own (issue 13):
+#   stock_lib           what the stock libibverbs + libmlx5 do on their own:
 #                       tests/e2e/ustock on each node's own device (loopback): QPs and SRQs
 #                       of a parent domain whose alloc/free callbacks give the queue
 #                       buffers and doorbell records (at the alignment libmlx5 asks for,

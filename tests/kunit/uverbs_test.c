@@ -13,7 +13,7 @@
  *   page size a user MR can use (2 MiB blocks of huge pages, 4 KiB when the I/O address and
  *   the memory disagree);
  * - where a queue buffer starts in its first page: libmlx5's buffers from a parent domain's
- *   allocator are aligned to their stride, not to a page (issue 13);
+ *   allocator are aligned to their stride, not to a page;
  * - the answer to an mmap of a feature cxib does not have (mlx5dv_devx_alloc_uar()).
  */
 

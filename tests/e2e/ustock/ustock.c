@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * ustock: what the stock libibverbs + libmlx5 do on their own that a driver must accept
- * (issue 13, item 5).  Each case creates its objects through the stock library and then
- * moves UD traffic through them (the device's loopback: dlid = own LID), comparing the
- * payload byte for byte:
+ * ustock: what the stock libibverbs + libmlx5 do on their own that a driver must accept.
+ * Each case creates its objects through the stock library and then moves UD traffic
+ * through them (the device's loopback: dlid = own LID), comparing the payload byte for
+ * byte:
  *
  *   pd_alloc         the QP and SRQ of a parent domain with alloc/free callbacks: their
  *                    buffers and doorbell records come from the callbacks (posix_memalign
