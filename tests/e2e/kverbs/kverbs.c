@@ -1710,24 +1710,48 @@ static void kv_teardown(struct kv_ctx *c)
 		ib_device_put(c->dev);
 }
 
-/* Is case @name in the cases= list?  Entries are names, or prefixes ending in '*'. */
+/* Does the cases= entry @p (@n bytes: a name, or a prefix ending in '*') name @name? */
+static bool kv_entry_names(const char *p, size_t n, const char *name)
+{
+	if (n && p[n - 1] == '*')
+		return !strncmp(name, p, n - 1);
+	return n == strlen(name) && !strncmp(name, p, n);
+}
+
+/* Is case @name selected by the cases= list (an empty list selects every case)? */
 static bool kv_selected(const char *name)
 {
-	const char *p = cases;
+	const char *p;
+	size_t n;
 
-	if (!*p)
+	if (!*cases)
 		return true;
-	while (*p) {
-		size_t n = strcspn(p, ",");
-
-		if (n && p[n - 1] == '*' ? !strncmp(name, p, n - 1) :
-		    n == strlen(name) && !strncmp(name, p, n))
+	for (p = cases; *p; p += n + (p[n] == ',')) {
+		n = strcspn(p, ",");
+		if (kv_entry_names(p, n, name))
 			return true;
-		p += n;
-		if (*p == ',')
-			p++;
 	}
 	return false;
+}
+
+/* Does every cases= entry name a case?  A misspelt one would otherwise just run less. */
+static bool kv_cases_valid(void)
+{
+	const char *p;
+	size_t n;
+	u32 i;
+
+	for (p = cases; *p; p += n + (p[n] == ',')) {
+		n = strcspn(p, ",");
+		for (i = 0; i < ARRAY_SIZE(kv_cases); i++)
+			if (kv_entry_names(p, n, kv_cases[i].name))
+				break;
+		if (i == ARRAY_SIZE(kv_cases)) {
+			pr_err("role=%s cases=: '%.*s' names no case\n", role, (int)n, p);
+			return false;
+		}
+	}
+	return true;
 }
 
 /* One case, stepped through with the peer; its result counted.  False if the run is over. */
@@ -1779,10 +1803,6 @@ static int kv_run(struct kv_ctx *c)
 		return -EIO;
 	for (i = 0; i < ARRAY_SIZE(kv_cases); i++)
 		selected += kv_selected(kv_cases[i].name);
-	if (!selected || !rounds) {
-		pr_err("role=%s cases=%s rounds=%u: nothing to run\n", role, cases, rounds);
-		return -EINVAL;
-	}
 	for (round = 0; round < rounds && go; round++)
 		for (i = 0; i < ARRAY_SIZE(kv_cases) && go; i++)
 			if (kv_selected(kv_cases[i].name))
@@ -1805,6 +1825,11 @@ static int __init kverbs_init(void)
 		c->server = true;
 	} else if (strcmp(role, "client")) {
 		pr_err("role=%s: must be server or client\n", role);
+		kfree(c);
+		return -EINVAL;
+	}
+	if (!rounds || !kv_cases_valid()) {
+		pr_err("role=%s rounds=%u cases=%s: bad parameters\n", role, rounds, cases);
 		kfree(c);
 		return -EINVAL;
 	}
