@@ -107,7 +107,7 @@ sum_retries() { # the local ACK timeouts both nodes counted in CASE
 # its control connection on TCP PORT; prints the module's lines, succeeds if every case
 # passed.
 kv_side() {
-	local ko marker args
+	local ko marker args out
 	ko=/cxlab/modules/$(uname -r)/kverbs.ko
 	marker="kverbs-faults $CXLAB_JOB $ROLE $2"
 	args=(role="$ROLE" dev="$DEV" port="$2" cases="$KV_CASES" rounds=2
@@ -116,10 +116,12 @@ kv_side() {
 	echo "$marker" >/dev/kmsg
 	insmod "$ko" "${args[@]}" || return 1
 	rmmod kverbs
-	dmesg | sed -n "/$marker/,\$p" | sed -n 's/^\[[ 0-9.]*\] kverbs: //p'
-	dmesg | sed -n "/$marker/,\$p" | grep -q ' summary passed=[1-9][0-9]* failed=0 skipped=0'
+	out=$(dmesg | sed -n "/$marker/,\$p" | sed -n 's/^\[[ 0-9.]*\] kverbs: //p')
+	printf '%s\n' "$out"
+	grep -qE -- "$KV_OK_RE" <<<"$out"
 }
 export -f kv_side
+export KV_OK_RE=" summary passed=[1-9][0-9]* failed=0 skipped=0"
 export DEV E2E_SERVER_ADDR ROLE
 # Not fastreg_inv: its WRITE through the invalidated rkey ends in a remote access NAK that
 # moves the responder to the error state (IBTA vol 1 ch. 9.9); when the link loses that
@@ -131,7 +133,7 @@ for d in $(modinfo -F depends "/cxlab/modules/$(uname -r)/kverbs.ko" | tr ',' ' 
 	modprobe "$d"
 done
 kv=(bash -c 'kv_side "$@"' kv_side)
-E2E_OK_RE=" summary passed=[1-9][0-9]* failed=0 skipped=0"
+E2E_OK_RE=$KV_OK_RE
 bad_cable rc-loss-1pct 240 "loss 1%" -- "${kv[@]}"
 bad_cable rc-loss-5pct 300 "loss 5%" -- "${kv[@]}"
 bad_cable rc-dup-reorder 240 "dup 5%" "reorder 5%" -- "${kv[@]}"
