@@ -1251,7 +1251,6 @@ TEST(xport_rc_read_responses_wait_for_link_credits)
 	CHECK_EQ(sb.pkts_dropped, 0);
 }
 
-
 /* ---- a pingpong over a corrupting link ------------------------------------------------------- */
 
 #define PP_ROUNDS	40
@@ -1276,7 +1275,7 @@ static bool pp_wait(struct env *e, struct drv_node *n, struct drv_cq *cq, unsign
 	return got == want;
 }
 
-/* One round: @from SENDs 64 KiB of pattern @seed into the receive posted at @to. */
+/* Half a round: @from fills @src with pattern @seed and SENDs it on @qp. */
 static void pp_send(struct test_ctx *t, struct drv_node *from, struct drv_qp *qp,
 		    struct drv_mr *src, uint8_t seed)
 {
