@@ -27,7 +27,10 @@
 #   rc-cut
 #       node1's link loses every packet: the client's RC QP ends in "transport retry
 #       counter exceeded" after retry_count + 1 local ACK timeouts (ibv_rc_pingpong: 7, so
-#       8 timeouts of the model's 500 ms floor, 4 s; the time is checked within 20 %).
+#       8 timeouts, counted in local_ack_timeout_err), none shorter than the model's 500 ms
+#       floor.  Time in which the peer's QEMU did not read the cable does not count towards
+#       a timeout, so a loaded host stretches the case: only the lower bound is checked
+#       here; the timer itself is checked to the nanosecond by the host tests.
 #   fatal
 #       node2's firmware dies (health syndrome 0x1) while an RC pingpong runs and a process
 #       watches the device's events: the process sees IBV_EVENT_DEVICE_FATAL, cxib recovers
@@ -213,20 +216,24 @@ else
 	faults_set "$c" "$SRV loss 100%"
 	wait_file "$PEERDIR/$c.ready" 60
 	sleep 1
+	before=$(hwc local_ack_timeout_err)
 	t0=$(date +%s%N)
 	timeout 60 "${pp[@]}" -n 1 -p "$port" "$E2E_SERVER_ADDR" >"$c.out" 2>&1
 	rc=$?
 	secs=$(awk -v a="$t0" -v b="$(date +%s%N)" 'BEGIN { printf "%.1f", (b - a) / 1e9 }')
+	timeouts=$(($(hwc local_ack_timeout_err) - before))
 	put_file "$c.done" x
 	faults_clear "$c"
-	# 8 timeouts of 500 ms (the model's floor over ibv_rc_pingpong's 67 ms), 20 % either
-	# way, plus at most 1.5 s of the tool's own set-up before its first send
-	if [ "$rc" != 0 ] && grep -q "transport retry counter exceeded" "$c.out" &&
-	   awk -v s="$secs" 'BEGIN { exit !(s >= 3.2 && s <= 4.8 + 1.5) }'; then
-		e2e_result "$c" pass "retry counter exceeded after $secs s (8 x 0.5 s expected)" \
+	# ibv_rc_pingpong's retry_cnt is 7: 8 expiries, each at least the 500 ms floor
+	# (over the tool's 67 ms), less 20 % for the guest's clock
+	status=$(grep -o "Failed status [^(]*" "$c.out" | head -n 1)
+	if [ "$rc" != 0 ] && [ "$status" = "Failed status transport retry counter exceeded " ] &&
+	   [ "$timeouts" = 8 ] && awk -v s="$secs" 'BEGIN { exit !(s >= 3.2) }'; then
+		e2e_result "$c" pass "retry counter exceeded after 8 ACK timeouts, $secs s" \
 			"${secs%.*}"
 	else
-		e2e_result "$c" FAIL "rc $rc after $secs s: $(e2e_lasterr "$c.out")" "${secs%.*}"
+		e2e_result "$c" FAIL "rc $rc, ${status:-no status}, $timeouts ACK timeouts \
+(8 expected) in $secs s: $(e2e_lasterr "$c.out")" "${secs%.*}"
 	fi
 fi
 # A dead link also lost the SM's sweep: let the subnet settle before the next scenario.
