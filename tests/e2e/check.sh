@@ -19,7 +19,9 @@
 #                            Flag files without content may simply be touched.
 #
 # SPLAT_RE is the one pattern of a kernel log that fails a scenario: a warning, BUG or oops,
-# a sanitizer's report, a lockdep report, a hung task.
+# a sanitizer's report, a lockdep report (each begins with WARNING: or BUG:; lockdep then
+# turns itself off and says so), an RCU stall, a hung task.  Not the word "lockdep" alone: a
+# debug kernel's boot says "RCU lockdep checking is enabled".
 
 fail=${fail:-0}
 npass=${npass:-0}
@@ -98,7 +100,7 @@ exited() { ! kill -0 "$1" 2>/dev/null; }
 tcp_listening() { ss -ltn | grep -q ":$1 "; }
 put_file() { printf '%s\n' "$2" >"$1.tmp" && mv "$1.tmp" "$1"; }
 
-SPLAT_RE='WARNING:|BUG:|Oops|Call Trace|UBSAN|KASAN|lockdep|circular locking|blocked for more than'
+SPLAT_RE='WARNING:|BUG:|Oops|Call Trace|UBSAN|KASAN|lockdep is turned off|circular locking|detected stalls|blocked for more than'
 no_splat() {
 	! grep -nE "$SPLAT_RE" "$1"
 }
