@@ -164,6 +164,8 @@ struct kv_ctx {
 	/* The running case. */
 	struct kv_res res;
 	u64 t0;
+
+	bool gone;		/* the device is being unregistered: stop (kv_remove_one) */
 };
 
 /* ---- control connection ------------------------------------------------------------ */
@@ -313,13 +315,19 @@ static const char *kv_status(enum ib_wc_status s)
 	return ib_wc_status_msg(s);
 }
 
-/* The next completion of @q, or a failure after wc_timeout_ms. */
+/* The next completion of @q, or a failure after wc_timeout_ms or once the device goes. */
 static bool kv_wait(struct kv_ctx *c, struct kvh_q *q, struct ib_wc *wc, const char *what)
 {
-	int n = kvh_poll(q, wc, wc_timeout_ms);
+	unsigned long end = jiffies + msecs_to_jiffies(wc_timeout_ms);
+	int n;
 
+	do {
+		n = kvh_poll(q, wc, 100);
+	} while (!n && !READ_ONCE(c->gone) && time_before(jiffies, end));
 	if (n < 0)
 		kv_fail(c, "%s: ib_poll_cq: %d", what, n);
+	else if (!n && READ_ONCE(c->gone))
+		kv_fail(c, "%s: the device is going away", what);
 	else if (!n)
 		kv_fail(c, "%s: no completion in %u ms", what, wc_timeout_ms);
 	return n > 0;
@@ -1790,7 +1798,7 @@ static bool kv_step(struct kv_ctx *c, u32 i, u32 round, int counts[3])
 		if (!kv_main_open(c))
 			fatal = true;
 	}
-	return !fatal && !c->fatal;
+	return !fatal && !c->fatal && !READ_ONCE(c->gone);
 }
 
 static int kv_run(struct kv_ctx *c)
@@ -1813,6 +1821,46 @@ static int kv_run(struct kv_ctx *c)
 	return counts[KV_FAIL] ? -EIO : 0;
 }
 
+/*
+ * The device may be unregistered under the run (rmmod cxib, a hot-unplug).  As a ULP does,
+ * kverbs is an ib_client: ib_core calls its remove callback before it waits for the
+ * device's last reference (drivers/infiniband/core/device.c, disable_device()), and the
+ * callback stops the run and waits until the run has released everything it held.
+ */
+static DEFINE_MUTEX(kv_lock);
+static struct kv_ctx *kv_live;		/* the run, once set up; under kv_lock */
+static DECLARE_COMPLETION(kv_released);
+
+static void kv_remove_one(struct ib_device *ibdev, void *client_data)
+{
+	bool ours;
+
+	mutex_lock(&kv_lock);
+	ours = kv_live && kv_live->dev == ibdev;
+	if (ours) {
+		WRITE_ONCE(kv_live->gone, true);
+		/* a control exchange in progress fails now, on both sides */
+		kernel_sock_shutdown(kv_live->sock, SHUT_RDWR);
+	}
+	mutex_unlock(&kv_lock);
+	if (ours) {
+		pr_info("role=%s %s is going away: stopping\n", role, dev_name(&ibdev->dev));
+		wait_for_completion(&kv_released);
+	}
+}
+
+static struct ib_client kv_client = {
+	.name = "kverbs",
+	.remove = kv_remove_one,
+};
+
+static void kv_set_live(struct kv_ctx *c)
+{
+	mutex_lock(&kv_lock);
+	kv_live = c;
+	mutex_unlock(&kv_lock);
+}
+
 static int __init kverbs_init(void)
 {
 	struct kv_ctx *c;
@@ -1833,13 +1881,24 @@ static int __init kverbs_init(void)
 		kfree(c);
 		return -EINVAL;
 	}
+	err = ib_register_client(&kv_client);
+	if (err) {
+		pr_err("ib_register_client: %d\n", err);
+		kfree(c);
+		return err;
+	}
 	err = kv_setup(c);
-	if (!err)
+	if (!err) {
+		kv_set_live(c);
 		err = kv_run(c);
-	else
+	} else {
 		pr_info("role=%s summary passed=0 failed=%zu skipped=0 (setup failed: %d)\n", role,
 			ARRAY_SIZE(kv_cases), err);
+	}
+	kv_set_live(NULL);
 	kv_teardown(c);
+	complete_all(&kv_released);
+	ib_unregister_client(&kv_client);
 	kfree(c);
 	/* The work is done: stay loaded (rmmod kverbs) whatever the outcome. */
 	return 0;
