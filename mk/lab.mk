@@ -15,7 +15,7 @@ QEMU_BIN := $(CXIB_CACHE)/bin/qemu-system-x86_64
 # both roles, against an independent peer); `cxlab run pingpong perftest` runs them cxib to
 # cxib.
 E2E_SCENARIOS ?= smoke bringup sm sm_failover sm_partition kverbs uverbs_neg uverbs_abuse \
-	ipoib rdma_cm nvmeof nvmeof_fail faults mlx5 package_boot
+	ipoib rdma_cm nvmeof nvmeof_fail faults removal mlx5 package_boot
 # make check boots its own lab, separate from one a developer may have up.
 CHECK_LAB_DIR := $(CXIB_CACHE)/lab-check
 
