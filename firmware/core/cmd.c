@@ -572,12 +572,9 @@ static void cxfw_cmd_run_slot(struct cxfw_dev *dev, uint64_t qbase, unsigned int
 	uint64_t cmd_eq = 0;
 	uint32_t vector[7] = { 0 };
 	uint8_t delivery;
-	bool fatal, csum;
+	bool csum;
 
-	pthread_mutex_lock(&dev->lock);
-	fatal = dev->fatal;
-	pthread_mutex_unlock(&dev->lock);
-	if (fatal)
+	if (cxfw_dead(dev))
 		return;		/* a dead firmware completes nothing */
 
 	if (cxfw_dma_read(dev, addr, ent, sizeof(ent))) {

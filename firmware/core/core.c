@@ -44,8 +44,10 @@
  * property, so an auto-activated port stays ACTIVE) and the free-running internal timer.
  *
  * Fatal state (cxfw_inject_fatal): health buffer RFR=1, valid=1, severity=2 (critical), synd;
- * health_counter[31:24] = synd and [23:0] frozen; doorbells are then accepted but ignored
- * (the firmware is dead) until cxfw_reset().  nic_interface is left as the driver wrote it.
+ * health_counter[31:24] = synd and [23:0] frozen; nic_interface is left as the driver wrote
+ * it.  Until cxfw_reset() the firmware is dead (cxfw_dead): doorbells are accepted but
+ * ignored, no command, WQE, timer or packet is processed, no CQE or EQE is written, and a
+ * packet that arrives is dropped (dead_drops).
  *
  * Knobs (struct cxfw_config): pci_device_id (reported as health hw_id), fw_major/minor/
  * subminor, init_delay_ms, device_frequency_khz (internal timer rate; 0 = timer reads 0),
@@ -218,10 +220,22 @@ void cxfw_reset(struct cxfw_dev *dev)
 	cxfw_log(dev, CXFW_LOG_INFO, "cxfw: reset");
 }
 
+bool cxfw_dead(struct cxfw_dev *dev)
+{
+	bool dead;
+
+	pthread_mutex_lock(&dev->lock);
+	dead = dev->fatal;
+	pthread_mutex_unlock(&dev->lock);
+	return dead;
+}
+
 void cxfw_process(struct cxfw_dev *dev)
 {
 	uint64_t now;
 
+	if (cxfw_dead(dev))
+		return;
 	cxfw_cmd_process(dev);
 	cxfw_qp_process(dev);
 	cxfw_wire_process(dev);
@@ -264,7 +278,7 @@ void cxfw_port_link(struct cxfw_dev *dev, unsigned int port, bool up)
 
 void cxfw_port_receive(struct cxfw_dev *dev, unsigned int port, const void *pkt, size_t len)
 {
-	bool up;
+	bool up, dead;
 
 	if (!cxfw_port_valid(dev, port, "packet"))
 		return;
@@ -276,7 +290,14 @@ void cxfw_port_receive(struct cxfw_dev *dev, unsigned int port, const void *pkt,
 	up = dev->stats.link_up[port - 1];
 	if (up)
 		dev->stats.pkts_received++;
+	dead = up && dev->fatal;
+	if (dead) {
+		dev->stats.pkts_dropped++;
+		dev->stats.dead_drops++;
+	}
 	pthread_mutex_unlock(&dev->lock);
+	if (dead)
+		return;
 	if (!up) {
 		cxfw_log(dev, CXFW_LOG_DEBUG, "cxfw: port %u down, dropped %zu-byte packet",
 			 port, len);
@@ -378,6 +399,7 @@ static const struct {
 	CXFW_STAT(no_qp_drops),
 	CXFW_STAT(transport_drops),
 	CXFW_STAT(loop_drops),
+	CXFW_STAT(dead_drops),
 	CXFW_STAT(lso_wqes),
 	CXFW_STAT(lso_segments),
 	CXFW_STAT(tx_csum_offloads),

@@ -206,6 +206,7 @@ struct cxfw_stats {
 	uint64_t no_qp_drops;		/* no such QP, no QP in the multicast group */
 	uint64_t transport_drops;	/* wrong transport for the QP, not from its peer */
 	uint64_t loop_drops;		/* the loopback queue was full */
+	uint64_t dead_drops;		/* arrived while the firmware was dead */
 	/* IPoIB UD offloads (ipoib.c) */
 	uint64_t lso_wqes, lso_segments;	/* LSO WQEs executed, packets they became */
 	uint64_t tx_csum_offloads;	/* messages sent with checksums filled in */

@@ -555,6 +555,8 @@ void cxfw_log(struct cxfw_dev *dev, enum cxfw_log_level level, const char *fmt, 
 	CXFW_PRINTF(3, 4);
 uint64_t cxfw_now(struct cxfw_dev *dev);
 void cxfw_stat_add(struct cxfw_dev *dev, uint64_t *counter, uint64_t n);
+/* The firmware is dead (cxfw_inject_fatal) until its next reset: it runs nothing. */
+bool cxfw_dead(struct cxfw_dev *dev);
 /*
  * Text built piece by piece into a caller's buffer of @len bytes (always terminated when
  * @len > 0); @need counts every byte asked for, as snprintf does, so a first pass with

@@ -241,6 +241,8 @@ void cxfw_mmio_write(struct cxfw_dev *dev, uint64_t offset, uint64_t val, unsign
 		dev->stats.mmio_writes++;
 		dev->stats.uar_writes++;
 		pthread_mutex_unlock(&dev->lock);
+		if (cxfw_dead(dev))
+			return;		/* accepted, and ignored */
 		if (size == 4 && (off == CXIB_UAR_EQ_DOORBELL_ARM || off == CXIB_UAR_EQ_DOORBELL)) {
 			/* BAR bytes in address order are the big-endian doorbell value */
 			cxfw_eq_doorbell(dev, uar, off, __builtin_bswap32((uint32_t)val));

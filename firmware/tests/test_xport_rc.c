@@ -295,6 +295,47 @@ TEST(xport_rc_send_at_mtu_256)
 	CHECK_REQ_CQE(&cqe, &e.a, CXIB_WQE_OPCODE_SEND, si);
 }
 
+/*
+ * A dead firmware (cxfw_inject_fatal) runs nothing until it is reset: the SEND that reaches
+ * it is dropped and counted, it writes no CQE, and a WQE posted on it sends no packet.
+ */
+TEST(xport_rc_dead_firmware_sends_receives_and_completes_nothing)
+{
+	struct drv_qp_conn c;
+	struct cxib_cqe64 cqe;
+	struct drv_mr src, dst;
+	struct cxfw_stats st;
+	struct drv_sge r;
+	struct drv_wr wr;
+	struct env e;
+
+	drv_qp_conn_defaults(&c);
+	CHECK_EQ(env_pair(t, &e, 2, CXIB_QPC_ST_RC, &c), 0);
+	CHECK_EQ(drv_mr_alloc(e.na, 4096, DRV_LR, &src), 0);
+	CHECK_EQ(drv_mr_alloc(e.nb, 4096, DRV_LR | DRV_LW, &dst), 0);
+	drv_mem_fill(e.nb, dst.pa, FILL_DST, 4096);
+	r = sge(&dst, 0, 4096);
+	CHECK_EQ(drv_post_recv(e.nb, &e.b, &r, 1), 0);
+	cxfw_inject_fatal(e.nb->t->dev, 0x1);
+	wr = wr_op(CXIB_WQE_OPCODE_SEND, true);
+	wr.sg[wr.nsg++] = sge(&src, 0, 100);
+	drv_post_send(e.na, &e.a, &wr);
+	PUMP(&e.w);
+	CHECK(e.w.cable->sent[0] >= 1);
+	cxfw_get_stats(e.nb->t->dev, &st);
+	CHECK_EQ(st.dead_drops, e.w.cable->delivered[0]);
+	CHECK(st.dead_drops >= 1);
+	CHECK_EQ(drv_poll(e.nb, e.cb, &cqe), 0);
+	CHECK(mr_has_fill(e.nb, &dst, 0, 4096, FILL_DST));
+	/* its own SEND goes nowhere and completes nothing */
+	wr = wr_op(CXIB_WQE_OPCODE_SEND, true);
+	wr.sg[wr.nsg++] = sge(&dst, 0, 100);
+	drv_post_send(e.nb, &e.b, &wr);
+	drv_pump(&e.w);
+	CHECK_EQ(e.w.cable->sent[1], 0);
+	CHECK_EQ(drv_poll(e.nb, e.cb, &cqe), 0);
+}
+
 /* More READs than the initiator depth (log_sra_max 0: one at a time) all complete in order. */
 static void reads_beyond_depth(struct test_ctx *t, unsigned int nodes)
 {

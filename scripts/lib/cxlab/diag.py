@@ -20,7 +20,7 @@ STATE = SNAPSHOT + ("engines",)
 LOSS_COUNTERS = {
     "stats": ("pkts_dropped", "icrc_errors", "vcrc_errors", "pkey_violations",
               "qkey_violations", "port_state_drops", "addressing_drops", "no_qp_drops",
-              "transport_drops", "loop_drops", "out_of_buffer", "out_of_sequence",
+              "transport_drops", "loop_drops", "dead_drops", "out_of_buffer", "out_of_sequence",
               "duplicate_requests", "retransmits", "local_ack_timeouts", "retry_exceeded",
               "rnr_retry_exceeded", "rnr_naks_sent", "cq_overruns", "eq_overruns",
               "dma_errors", "local_errors", "remote_access_errors", "traps_dropped",
