@@ -2,13 +2,17 @@
 # SPDX-License-Identifier: GPL-2.0-only
 # cxlab: nodes=2 timeout=1200
 #
-# removal: node2's cxib taken away while traffic runs, in the two ways a host does it, and
-# brought back.  node1 serves, node2 is the client and loses its device.
+# removal: node2's cxib taken away while traffic runs, in the two ways a host does it and
+# by a firmware failure, and brought back.  node1 serves, node2 is the client and loses its
+# device.
 #
 #   ways       rmmod     rmmod cxib; back with modprobe cxib
 #              unplug    the HCA hot-unplugged from its root port (cxlab fault remove:
 #                        QEMU's device_del, after which pciehp unbinds cxib); back with
 #                        cxlab fault add, which pciehp probes
+#              fatal     the firmware dies (cxlab fault fatal 0x1): cxib's recovery
+#                        unregisters the device, resets the function and registers a new
+#                        one by itself
 #   workloads  perftest  ib_write_bw (user verbs), 60 s by duration
 #              rping     rping -V over the IPoIB addresses (rdma_cm, data verified)
 #              iperf3    TCP over ib0
@@ -17,18 +21,22 @@
 #              kverbs    the kverbs module's RC cases round after round (kernel verbs;
 #                        an ib_client, whose remove callback stops the run)
 #
-# Case WAY-WORKLOAD passes when the removal ends within 60 s with the workload still
-# running; afterwards no task is stuck (none in D state; the hung-task detector runs at
-# 30 s), cxib's device is gone and nothing of it is left (`rdma res`); a user process
+# Case WAY-WORKLOAD passes when the removal ends within 60 s (fatal: the recovery, within
+# 90 s) with the workload still running; afterwards no task is stuck (none in D state; the
+# hung-task detector runs at 30 s), cxib's device is gone and nothing of it is left (`rdma
+# res`; fatal: a new device has taken its place); a user process
 # (perftest, rping, iperf3) is stopped within 10 s, fio ends by itself with I/O errors
 # (nvme-rdma deleted its controller) within 60 s, kverbs's run ends by itself within 10 s.  Then cxib comes back, its port is ACTIVE
-# again and an RC pingpong between the nodes passes (WAY-WORKLOAD-back).  The kernel log
+# again and an RC pingpong between the nodes passes (WAY-WORKLOAD-back).  After an nvme
+# case the host connects again and fio writes and verifies 16 MiB (WAY-nvme-verify): the
+# stock nvme-rdma deletes a controller whose device is unregistered, so a new connection,
+# not a reconnect, is what brings the namespace back.  The kernel log
 # must hold no warning, BUG, lockdep or sanitizer report (e2e_finish) and the model must
 # report every page returned (cxlab checks its log after every job).
 #
-# E2E_REMOVAL=full runs the ten cases (make check-e2e-debug); by default the scenario
-# runs rmmod-perftest and unplug-nvme, one of each way and of user and kernel consumers
-# (make check).  E2E_CASES selects cases by name as usual.
+# E2E_REMOVAL=full runs the fifteen cases (make check-e2e-debug); by default the scenario
+# runs rmmod-perftest, unplug-nvme and fatal-nvme, each way once, with user and kernel
+# consumers (make check).  E2E_CASES selects cases by name as usual.
 set -u
 cd "$CXLAB_RESULTS" || exit 1
 # shellcheck source=lib.sh
@@ -47,10 +55,12 @@ hung_was=$(cat /proc/sys/kernel/hung_task_timeout_secs 2>/dev/null || echo 120)
 echo 30 >/proc/sys/kernel/hung_task_timeout_secs
 
 if [ "${E2E_REMOVAL:-quick}" = full ]; then
-	cases="rmmod-perftest rmmod-rping rmmod-iperf3 rmmod-nvme rmmod-kverbs unplug-perftest
-	       unplug-rping unplug-iperf3 unplug-nvme unplug-kverbs"
+	cases=
+	for way in rmmod unplug fatal; do
+		for wl in perftest rping iperf3 nvme kverbs; do cases="$cases $way-$wl"; done
+	done
 else
-	cases="rmmod-perftest unplug-nvme"
+	cases="rmmod-perftest unplug-nvme fatal-nvme"
 fi
 
 # kverbs: the module, its arguments (the RC cases, many rounds: it runs until stopped) and
@@ -66,19 +76,57 @@ kv_end() {
 no_dstate() { ! ps -eo stat= | grep -q '^D'; }
 no_device() { [ -z "$(ls /sys/class/infiniband 2>/dev/null)" ]; }
 dev_back() { port_active "$SYS"; }
+# the kernel log since the case began (dm0: its line count then) says the recovery is done
+recovered() { dmesg | tail -n +$((dm0 + 1)) | grep -q 'recovery: device back'; }
 
 take_away() { # take_away WAY: the device goes
 	case $1 in
 	rmmod) timeout 60 rmmod cxib ;;
 	unplug) cxlab_fault "$CLI" remove ;;
+	fatal) fatal_recovered ;;
 	esac
+}
+
+# cxib leaves a function dead that fails again within recovery_grace_ms of its last
+# recovery: the fatal cases follow each other faster than that.
+GRACE=/sys/module/cxib/parameters/recovery_grace_ms
+fatal_recovered() {
+	local grace rc
+	grace=$(cat "$GRACE")
+	echo 0 >"$GRACE"
+	cxlab_fault "$CLI" fatal 0x1 && wait_for 90 recovered
+	rc=$?
+	echo "$grace" >"$GRACE"
+	return "$rc"
+}
+
+gone() { # gone WAY: nothing of the device is left (fatal: a new one has replaced it)
+	[ "$1" = fatal ] && return 0
+	no_device || { echo "$(ls /sys/class/infiniband | head -n 1) still there"; return 1; }
+	[ -z "$(rdma res show 2>/dev/null)" ] ||
+		{ echo "rdma res still shows: $(rdma res show | head -n 1)"; return 1; }
 }
 
 bring_back() { # bring_back WAY: the device returns (the probe is pciehp's for unplug)
 	case $1 in
 	rmmod) modprobe cxib ;;
 	unplug) cxlab_fault "$CLI" add ;;
+	fatal) true ;;
 	esac
+}
+
+nvme_verify() { # after an nvme case: a new connection, 16 MiB written and verified
+	local t0=$SECONDS
+	# the new ib0 has no address yet
+	if ipoib_up 60 && conn >"$c.conn2" 2>&1 && wait_ns 1 && fio_verify "$c-verify" "$(ns_dev 1)" 4k 16 1 16M
+	then
+		e2e_result "$c-verify" pass "connected again, 16 MiB written and verified" \
+			$((SECONDS - t0))
+	else
+		e2e_result "$c-verify" FAIL "$(e2e_lasterr "$c.conn2") / $(e2e_lasterr "$c-verify.txt")" \
+			$((SECONDS - t0))
+	fi
+	nvme disconnect -n "$NQN" >/dev/null 2>&1
 }
 
 client_start() { # client_start WORKLOAD: the workload's client, in the background (PID)
@@ -118,8 +166,8 @@ client_case() { # client_case WAY WORKLOAD
 	rc=$?
 	secs=$((SECONDS - t0))
 	[ "$rc" = 0 ] || why="the removal failed (rc $rc): $(e2e_lasterr "$c.take")"
-	[ -n "$why" ] || [ "$secs" -le 60 ] || why="the removal took $secs s"
-	[ -n "$why" ] || no_device || why="$(ls /sys/class/infiniband | head -n 1) still there"
+	[ -n "$why" ] || [ "$secs" -le 60 ] || [ "$way" = fatal ] || why="the removal took $secs s"
+	[ -n "$why" ] || why=$(gone "$way")
 	if [ "$wl" = nvme ]; then
 		# nvme-rdma deleted the controller: fio's I/O fails and it ends by itself
 		wait_for 60 exited "$PID" || why=${why:-"fio still runs 60 s after the removal"}
@@ -135,13 +183,14 @@ client_case() { # client_case WAY WORKLOAD
 	echo "$wl ended with $?: $(e2e_lasterr "$c.out")"
 	[ "$wl" != kverbs ] || kv_end
 	no_dstate || why=${why:-"a task is in D state: $(ps -eo pid,stat,comm | awk '$2 ~ /^D/' | head -n 3 | tr '\n' ' ')"}
-	[ -z "$(rdma res show 2>/dev/null)" ] || why=${why:-"rdma res still shows: $(rdma res show | head -n 1)"}
 	dmesg | tail -n +$((dm0 + 1)) >"$c.dmesg"
 	if grep -q 'blocked for more than' "$c.dmesg"; then
 		why=${why:-"hung task: $(grep -m1 'blocked for more than' "$c.dmesg")"}
 	fi
 	if [ -n "$why" ]; then
 		e2e_result "$c" FAIL "$why" "$secs"
+	elif [ "$way" = fatal ]; then
+		e2e_result "$c" pass "a new device after $secs s under $wl, nothing stuck" "$secs"
 	else
 		e2e_result "$c" pass "gone in $secs s under $wl, nothing left" "$secs"
 	fi
@@ -194,7 +243,10 @@ for c in $cases; do
 	if [ "$ROLE" = client ]; then
 		[ "$wl" != nvme ] || modprobe nvme-rdma
 		client_case "$way" "$wl"
-		[ "$wl" != nvme ] || nvme disconnect -n "$NQN" >/dev/null 2>&1
+		if [ "$wl" = nvme ]; then
+			nvme disconnect -n "$NQN" >/dev/null 2>&1
+			nvme_verify
+		fi
 	else
 		server_case "$wl"
 	fi
