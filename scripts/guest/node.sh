@@ -61,6 +61,12 @@ node_modules() {
 	local kdir mshare
 	kdir=/lib/modules/$(uname -r)
 	mshare=/cxlab/modules/$(uname -r)
+	# A kernel built by scripts/build-kernel (cxlab --kernel debug) has no modules in the
+	# image: the share carries them.
+	if [ -d "$mshare/kernel" ] && [ ! -e "$kdir/kernel" ]; then
+		mkdir -p "$kdir" && ln -s "$mshare/kernel" "$kdir/kernel" ||
+			log "ERROR: cannot link the kernel's modules of $mshare into $kdir"
+	fi
 	if [ -f "$mshare/index/modules.dep.bin" ]; then
 		mkdir -p "$kdir/updates/cxlab"
 		cp "$mshare"/*.ko "$kdir/updates/cxlab/" &&

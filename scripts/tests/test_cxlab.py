@@ -567,6 +567,48 @@ class ModuleIndex(unittest.TestCase):
             self.assertNotEqual(build.module_index("9.9.9-test", mods, moddir=moddir,
                                                 cache=cache), out)
 
+    def test_a_built_kernel_is_found_by_its_release_once_complete(self):
+        tmp = tempfile.mkdtemp()
+        self.addCleanup(shutil.rmtree, tmp)
+        key = os.path.join(tmp, "0123456789abcdef")
+        os.makedirs(key)
+        with open(os.path.join(key, "kernelrelease"), "w") as f:
+            f.write("9.9.9-cxib-debug\n")
+        with open(os.path.join(key, "config"), "w") as f:
+            f.write("CONFIG_DEBUG_KMEMLEAK=y\n# CONFIG_KASAN is not set\n")
+        saved = build.KERNEL_CACHE
+        build.KERNEL_CACHE = tmp
+        try:
+            # still being built (no "done"): Debian's places
+            self.assertEqual(build.kernel_files("9.9.9-cxib-debug")["kernel"],
+                             "/boot/vmlinuz-9.9.9-cxib-debug")
+            with open(os.path.join(key, "done"), "w") as f:
+                f.write("key=0123456789abcdef\n")
+            kf = build.kernel_files("9.9.9-cxib-debug")
+            self.assertEqual(kf["kernel"], os.path.join(key, "bzImage"))
+            self.assertEqual(kf["moddir"], os.path.join(key, "modules", "lib", "modules",
+                                                        "9.9.9-cxib-debug"))
+            self.assertEqual(kf["kdir"], os.path.join(key, "build"))
+            self.assertTrue(build.kernel_has("9.9.9-cxib-debug", "CONFIG_DEBUG_KMEMLEAK"))
+            self.assertFalse(build.kernel_has("9.9.9-cxib-debug", "CONFIG_KASAN"))
+            self.assertFalse(build.kernel_has("9.9.9-cxib-debug", "CONFIG_DEBUG_KMEMLEAK_"))
+            self.assertEqual(build.kernel_files("9.9.9-other")["moddir"],
+                             "/lib/modules/9.9.9-other")
+            # another build of the same release, of another fragment: the one used last wins
+            key2 = os.path.join(tmp, "fedcba9876543210")
+            os.makedirs(key2)
+            for f in ("kernelrelease", "done"):
+                shutil.copy2(os.path.join(key, f), os.path.join(key2, f))
+            os.utime(os.path.join(key, "done"), (1000, 1000))
+            os.utime(os.path.join(key2, "done"), (2000, 2000))
+            self.assertEqual(build.kernel_files("9.9.9-cxib-debug")["kdir"],
+                             os.path.join(key2, "build"))
+            os.utime(os.path.join(key, "done"), (3000, 3000))
+            self.assertEqual(build.kernel_files("9.9.9-cxib-debug")["kdir"],
+                             os.path.join(key, "build"))
+        finally:
+            build.KERNEL_CACHE = saved
+
     def test_missing_kernel_modules_say_what_to_install(self):
         tmp = tempfile.mkdtemp()
         self.addCleanup(shutil.rmtree, tmp)

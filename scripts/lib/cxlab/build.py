@@ -15,8 +15,82 @@ from .common import CACHE, TOP, LabError, say
 from .qemu import FIRMWARE_DIRS, INIT_PACKAGES
 
 
-def kver_of(kernel: str) -> str:
-    """Map --kernel (6.12, 6.1 or a full release) to an installed kernel release."""
+# --kernel debug: scripts/build-kernel's kernel with this configuration fragment.
+DEBUG_CONFIG = os.path.join(TOP, "scripts", "lib", "debug-kernel.config")
+KERNEL_CACHE = os.path.join(CACHE, "kernel")
+
+
+def build_kernel(config: str, build: bool = True) -> str:
+    """scripts/build-kernel's key directory for the fragment @config, built first unless
+    @build is false (its progress goes to the terminal; a cold build takes minutes)."""
+    # build-kernel prunes all but the newest few builds of any fragment: keep more, so that
+    # building this one does not throw the KUnit tier's kernel away.
+    env = dict(os.environ, CXIB_KERNEL_CONFIG=config)
+    env.setdefault("CXIB_KERNEL_KEEP", "4")
+    cmd = [os.path.join(TOP, "scripts", "build-kernel")] + ([] if build else ["--print-dir"])
+    if build:
+        say(f"kernel: scripts/build-kernel with {os.path.relpath(config, TOP)}")
+    p = subprocess.run(cmd, cwd=TOP, env=env, stdout=subprocess.PIPE, text=True)
+    lines = p.stdout.strip().splitlines()
+    if p.returncode != 0 or not lines:
+        raise LabError("scripts/build-kernel failed (see above; its log is build.log in "
+                       "the key directory); scripts/setup installs what it needs")
+    return lines[-1]
+
+
+def built_kernel_dir(kver: str) -> str | None:
+    """The complete scripts/build-kernel key directory whose release is @kver, if any; of
+    several (builds of older fragments), the one built or asked for last: build-kernel
+    touches its "done" each time."""
+    found: list[tuple[float, str]] = []
+    try:
+        entries = list(os.scandir(KERNEL_CACHE))
+    except OSError:
+        return None
+    for e in entries:
+        try:
+            with open(os.path.join(e.path, "kernelrelease")) as f:
+                release = f.read().strip()
+            done = os.stat(os.path.join(e.path, "done")).st_mtime
+        except OSError:
+            continue
+        if release == kver:
+            found.append((done, e.path))
+    return max(found)[1] if found else None
+
+
+def kernel_files(kver: str) -> dict[str, str]:
+    """Where the lab finds kernel @kver: "kernel" (the image), "moddir" (its modules),
+    "kdir" (what external modules build against) and "config".  Debian's kernels are
+    installed on the host; one that scripts/build-kernel built lives in its cache."""
+    d = built_kernel_dir(kver)
+    if d:
+        return {"kernel": os.path.join(d, "bzImage"),
+                "moddir": os.path.join(d, "modules", "lib", "modules", kver),
+                "kdir": os.path.join(d, "build"), "config": os.path.join(d, "config")}
+    return {"kernel": f"/boot/vmlinuz-{kver}", "moddir": f"/lib/modules/{kver}",
+            "kdir": f"/lib/modules/{kver}/build", "config": f"/boot/config-{kver}"}
+
+
+def kernel_has(kver: str, option: str) -> bool:
+    """Whether kernel @kver was built with @option=y."""
+    try:
+        with open(kernel_files(kver)["config"]) as f:
+            return f"{option}=y\n" in f.read()
+    except OSError:
+        return False
+
+
+def kver_of(kernel: str, build: bool = True) -> str:
+    """Map --kernel (6.12, 6.1, debug or a full release) to a kernel release.  "debug"
+    builds the debug kernel first unless @build is false."""
+    if kernel == "debug":
+        d = build_kernel(DEBUG_CONFIG, build)
+        try:
+            with open(os.path.join(d, "kernelrelease")) as f:
+                return f.read().strip()
+        except OSError:
+            raise LabError(f"the debug kernel is not built ({d}): run without --no-build")
     meta = {"6.12": "linux-headers-6.12-amd64", "6.1": "linux-headers-amd64"}
     if kernel in meta:
         try:
@@ -99,7 +173,8 @@ args: argparse.Namespace, kver: str) -> dict[str, str]:
                       ("ninja", "ninja-build")):
         if not shutil.which(tool) and not os.path.exists(f"/usr/sbin/{tool}"):
             raise LabError(f"{tool} is missing (package {pkg}): run scripts/setup")
-    kernel = f"/boot/vmlinuz-{kver}"
+    kf = kernel_files(kver)
+    kernel = kf["kernel"]
     if not os.path.exists(kernel):
         raise LabError(f"lab kernel {kernel} is missing: run scripts/setup")
     for d in FIRMWARE_DIRS:
@@ -107,11 +182,20 @@ args: argparse.Namespace, kver: str) -> dict[str, str]:
             raise LabError(f"{d} is missing (packages seabios, qemu-system-data): "
                            "run scripts/setup")
     paths = {"kernel": kernel}
+    # A kernel of scripts/build-kernel boots the 6.12 lab's image; its own modules reach
+    # the guest on the share (share.prepare_share).
+    built = kf["moddir"] != f"/lib/modules/{kver}"
+    image_kver = kver_of("6.12") if built else kver
+    initramfs_cmd = [os.path.join(TOP, "scripts/mkinitramfs"), "--kver", kver] + \
+        (["--moddir", kf["moddir"]] if built else [])
+    kmod_cmd = ["make", "-s", "-C", TOP, "kmod-path", f"KVER={kver}"] + \
+        ([f"KDIR={kf['kdir']}"] if built else [])
+    if built:
+        paths["moddir"] = kf["moddir"]
     if args.no_build:
         paths["qemu"] = os.path.join(CACHE, "bin", "qemu-system-x86_64")
-        paths["rootfs"] = printed_path(mkrootfs_cmd(kver, init) + ["--print-path"])
-        paths["initramfs"] = printed_path([os.path.join(TOP, "scripts/mkinitramfs"), "--kver",
-                                           kver, "--print-path"])
+        paths["rootfs"] = printed_path(mkrootfs_cmd(image_kver, init) + ["--print-path"])
+        paths["initramfs"] = printed_path(initramfs_cmd + ["--print-path"])
         paths["module"] = os.path.join(TOP, "build", "kmod", kver, "cxib.ko")
         for k, v in paths.items():
             if not v or not os.path.exists(v):
@@ -121,12 +205,10 @@ args: argparse.Namespace, kver: str) -> dict[str, str]:
         return paths
     paths["qemu"] = build_step("qemu", [os.path.join(TOP, "scripts/build-qemu")],
                                "see the output above; scripts/setup installs what it needs")
-    paths["rootfs"] = build_step("rootfs", mkrootfs_cmd(kver, init),
+    paths["rootfs"] = build_step("rootfs", mkrootfs_cmd(image_kver, init),
                                  "see the output above (debootstrap needs Debian's archive)")
-    paths["initramfs"] = build_step("initramfs", [os.path.join(TOP, "scripts/mkinitramfs"),
-                                                  "--kver", kver], "see the output above")
-    paths["module"] = build_step("module", ["make", "-s", "-C", TOP, "kmod-path",
-                                            f"KVER={kver}"],
+    paths["initramfs"] = build_step("initramfs", initramfs_cmd, "see the output above")
+    paths["module"] = build_step("module", kmod_cmd,
                                  f"fix the build, or check the headers for {kver}")
     if init == "systemd":
         paths["deb"] = package_deb()

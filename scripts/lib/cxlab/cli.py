@@ -47,7 +47,8 @@ def add_common(p: argparse.ArgumentParser, boots: bool = True) -> None:
     p.add_argument("--json", metavar="FILE", help="also write the result as JSON")
     if boots:
         p.add_argument("--kernel", default=os.environ.get("CXLAB_KERNEL", "6.12"),
-                       help="guest kernel: 6.12 (default), 6.1 or a release")
+                       help="guest kernel: 6.12 (default), 6.1, debug (built by scripts/build-kernel "
+                            "with KASAN, lockdep, kmemleak) or a release")
         p.add_argument("--mem", type=int, default=1024, help="MiB per node (1024)")
         p.add_argument("--results", metavar="DIR", help="results directory")
         p.add_argument("--no-build", action="store_true",

@@ -16,7 +16,7 @@ from typing import IO, Any
 import cmdtrace
 import cxcap
 
-from .common import LabError, say, table, write_json
+from .common import TOP, LabError, say, table, write_json
 from .lab import Lab, new_results_dir
 from .qemu import CMD_TRACE
 from .qmp import qmp_path, trace_mark
@@ -216,14 +216,31 @@ def run_jobs(lab: Lab, own: bool, jobs: list[Job], results: str, args: argparse.
         if meta.get("cmdtrace") == "compare":
             res["host"] = compare_traces(lab.state, name, results)
             names.append("host")
-        for node in names:
-            r = res[node]
-            if r.status.failed:
-                failed += 1
-            if args.script or r.status is not Status.PASS or args.verbose:
-                show_output(node, name, r)
-            rows.append([name, node, r.status.value, r.rc, f"{r.seconds}s", r.summary()])
-            data.append({"scenario": name, "node": node, **r.to_json()})
+        failed += add_rows(name, names, res, args, rows, data)
+        if lab.get("kmemleak", False):
+            failed += add_rows(f"{name}/kmemleak", [x["name"] for x in nodes],
+                               lab.run_job(f"kmemleak-{job}", KMEMLEAK_CHECK, nodes, 600,
+                                           results), args, rows, data)
+    return failed
+
+
+# The leak check after each scenario on a kernel with kmemleak (--kernel debug).
+KMEMLEAK_CHECK = os.path.join(TOP, "scripts", "guest", "kmemleak-check")
+
+
+def add_rows(name: str, names: list[str], res: dict[str, JobResult], args: argparse.Namespace,
+             rows: list[list[Any]], data: list[dict[str, Any]]) -> int:
+    """The table's and the JSON's rows of job @name on the nodes @names; returns how many
+    failed (their output is shown)."""
+    failed = 0
+    for node in names:
+        r = res[node]
+        if r.status.failed:
+            failed += 1
+        if args.script or r.status is not Status.PASS or args.verbose:
+            show_output(node, name, r)
+        rows.append([name, node, r.status.value, r.rc, f"{r.seconds}s", r.summary()])
+        data.append({"scenario": name, "node": node, **r.to_json()})
     return failed
 
 

@@ -20,7 +20,7 @@ import cxcap
 
 from . import jobs
 from .agent import Agent
-from .build import kver_of, prerequisites
+from .build import kernel_has, kver_of, prerequisites
 from .common import CACHE, LABDIR, TOP, LabError, say
 from .procs import adopt, kill_pid, pid_is
 from .qemu import RUNTIME_PAGES, SCRATCH_DISK, SCRATCH_DISK_MIB, node_driver, qemu_cmdline
@@ -257,7 +257,7 @@ class Lab:
         if driver != "cxib" and init != "cxlab":
             raise LabError(f"--driver {driver} needs the lab's own init (--init cxlab): a "
                            "systemd node loads cxib from its package")
-        kver = kver_of(args.kernel)
+        kver = kver_of(args.kernel, build=not getattr(args, "no_build", False))
         with up_lock():
             return cls._up(args, n, what, results, kver, driver, init)
 
@@ -283,7 +283,7 @@ class Lab:
         sm = getattr(args, "sm", None) or "opensm"
         lab = cls({"run": run, "kver": kver, "results": results, "paths": paths, "sm": sm,
                    "init": init, "driver": driver, "started": time.time(), "nodes": [],
-                   "switch": None})
+                   "switch": None, "kmemleak": kernel_has(kver, "CONFIG_DEBUG_KMEMLEAK")})
         try:
             lab.boot(args, names)
             if sm == "opensm":

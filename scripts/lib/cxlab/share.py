@@ -40,6 +40,23 @@ def job_script(guest: str, what: str, variables: dict[str, object]) -> str:
             + f". /cxlab/e2e/{guest}\n")
 
 
+def share_kernel_modules(moddir: str, mdir: str) -> None:
+    """The modules of a kernel that the image does not hold (one scripts/build-kernel
+    built): @moddir's kernel/ as @mdir/kernel, which the guest links into its /lib/modules
+    (scripts/guest/node.sh).  Hard links where the file system allows, copies otherwise."""
+    dst = os.path.join(mdir, "kernel")
+    if os.path.isdir(dst):
+        shutil.rmtree(dst)
+
+    def link(src: str, to: str) -> None:
+        try:
+            os.link(src, to)
+        except OSError:
+            shutil.copy2(src, to)
+
+    shutil.copytree(os.path.join(moddir, "kernel"), dst, copy_function=link)
+
+
 def write_lab_env(share: str, names: list[str], kver: str) -> None:
     """lab.env: the nodes, their addresses and the kernel, for the guests' init."""
     lines = [f'CXLAB_NODES="{" ".join(names)}"', f"CXLAB_NODE_COUNT={len(names)}",
@@ -69,7 +86,9 @@ def prepare_share(run: str, paths: dict[str, str], kver: str, names: list[str]) 
             shutil.copy2(ko, os.path.join(mdir, extra + ".ko"))
     # The guest init installs these in /lib/modules/<kver>/updates/cxlab with this index.
     mods = {f: os.path.join(mdir, f) for f in sorted(os.listdir(mdir)) if f.endswith(".ko")}
-    index = module_index(kver, mods)
+    index = module_index(kver, mods, paths.get("moddir"))
+    if paths.get("moddir"):
+        share_kernel_modules(paths["moddir"], mdir)
     idst = os.path.join(mdir, "index")
     if os.path.isdir(idst):
         shutil.rmtree(idst)
