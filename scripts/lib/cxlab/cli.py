@@ -103,6 +103,9 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--node", help="only on this node (default: all)")
     p.add_argument("-n", "--nodes", type=int, help="nodes to boot if no lab is up (2)")
     p.add_argument("--timeout", type=int, help="seconds per scenario (default from it, 600)")
+    p.add_argument("--timeout-scale", type=float, default=1.0, metavar="F",
+                   help="multiply each scenario's own timeout by F (slower guests, e.g. "
+                        "--kernel debug)")
     p.add_argument("-v", "--verbose", action="store_true", help="print every node's output")
     common(p)
     p = sub.add_parser("trace", help="copy a node's firmware command trace, or mark it")
