@@ -24,22 +24,22 @@
 # Case WAY-WORKLOAD passes when the removal ends within 60 s (fatal: the recovery, within
 # 90 s) with the workload still running; afterwards no task is stuck (none in D state; the
 # hung-task detector runs at 30 s), cxib's device is gone and nothing of it is left (`rdma
-# res`; fatal: a new device has taken its place); a user process
-# (perftest, rping, iperf3) is stopped within 10 s, fio ends by itself with I/O errors
-# (nvme-rdma deleted its controller) within 60 s, kverbs's run ends by itself within 10 s.  Then cxib comes back, its port is ACTIVE
-# again and an RC pingpong between the nodes passes (WAY-WORKLOAD-back).  After an nvme
-# case the host connects again and fio writes and verifies 16 MiB (WAY-nvme-verify): the
-# stock nvme-rdma deletes a controller whose device is unregistered, so a new connection,
-# not a reconnect, is what brings the namespace back.  The kernel log
-# must hold no warning, BUG, lockdep or sanitizer report (e2e_finish) and the model must
-# report every page returned (cxlab checks its log after every job).
+# res`; fatal: a new device has taken its place); a user process (perftest, rping, iperf3)
+# is stopped within 10 s, fio ends by itself with I/O errors (nvme-rdma deleted its
+# controller) within 60 s, kverbs's run ends by itself within 10 s.  Then cxib comes back,
+# its port is ACTIVE again (WAY-WORKLOAD-active) and an RC pingpong between the nodes
+# passes (WAY-WORKLOAD-back).  After an nvme case the host connects again and fio writes
+# and verifies 16 MiB (WAY-nvme-verify): the stock nvme-rdma deletes a controller whose
+# device is unregistered, so a new connection, not a reconnect, brings the namespace back.
+# The kernel log must hold no warning, BUG, lockdep or sanitizer report (e2e_finish) and
+# the model must report every page returned (cxlab checks its log after every job).
 #
 # E2E_REMOVAL=full runs the fifteen cases (make check-e2e-debug); by default the scenario
 # runs rmmod-perftest, unplug-nvme and fatal-perftest, each way once, with user and kernel
 # consumers (make check).  Not fatal-nvme by default: on 6.1 the recovery waits 60 s and
 # more for nvme-rdma to delete its controller, whose shutdown command, posted to the dead
 # device, completes only at the admin timeout (cxib accepts a post on a dead device and
-# flushes it; mlx5_ib fails it at once with -EIO).  E2E_CASES selects cases by name as usual.
+# flushes it; mlx5_ib fails it at once with -EIO).  E2E_CASES selects cases by name.
 set -u
 cd "$CXLAB_RESULTS" || exit 1
 # shellcheck source=lib.sh

@@ -121,7 +121,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         meta = scenario_meta(path)
         if args.timeout:
             meta["timeout"] = args.timeout
-        elif getattr(args, "timeout_scale", 1.0) > 0:
+        else:
             meta["timeout"] = int(meta["timeout"] * getattr(args, "timeout_scale", 1.0))
         jobs.append((os.path.basename(path)[:-3] if path.endswith(".sh") else
                      os.path.basename(path), path, meta))
