@@ -384,6 +384,8 @@ static const struct {
 	CXFW_STAT(duplicate_requests),
 	CXFW_STAT(retransmits),
 	CXFW_STAT(local_ack_timeouts),
+	CXFW_STAT(packet_seq_err),
+	CXFW_STAT(implied_nak_seq_err),
 	CXFW_STAT(retry_exceeded),
 	CXFW_STAT(rnr_retry_exceeded),
 	CXFW_STAT(out_of_buffer),

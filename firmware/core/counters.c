@@ -9,7 +9,7 @@
  * device's data-path statistics (struct cxfw_stats) accumulated since the set was allocated
  * or last queried with clear = 1, so two sets allocated together read the same values and a
  * QP's counter_set_id selects nothing.  Counters with no source in the model read 0
- * (rx_*_requests, packet_seq_err, implied_nak_seq_err, the local and CQE error breakdown).
+ * (rx_*_requests, the local and CQE error breakdown).
  * Values are the low 32 bits, as the PRM's 32-bit fields wrap.
  */
 #include <stddef.h>
@@ -31,6 +31,8 @@ static const struct cxfw_q_counter_src cxfw_q_counter_srcs[] = {
 	CXFW_QC(OUT_OF_SEQUENCE, out_of_sequence),
 	CXFW_QC(DUPLICATE_REQUEST, duplicate_requests),
 	CXFW_QC(RNR_NAK_RETRY_ERR, rnr_naks_received),
+	CXFW_QC(PACKET_SEQ_ERR, packet_seq_err),
+	CXFW_QC(IMPLIED_NAK_SEQ_ERR, implied_nak_seq_err),
 	CXFW_QC(LOCAL_ACK_TIMEOUT_ERR, local_ack_timeouts),
 	CXFW_QC(REQ_RNR_RETRIES_EXCEEDED, rnr_retry_exceeded),
 	CXFW_QC(REQ_TRANSPORT_RETRIES_EXCEEDED, retry_exceeded),

@@ -192,6 +192,8 @@ struct cxfw_stats {
 	uint64_t duplicate_requests;	/* responder: duplicate PSNs */
 	uint64_t retransmits;		/* requester: packets sent again (timeout, NAK, RNR) */
 	uint64_t local_ack_timeouts;	/* requester: local ACK timer expiries */
+	uint64_t packet_seq_err;	/* requester: NAK-PSN-sequence-error received */
+	uint64_t implied_nak_seq_err;	/* requester: implied NAKs that started a go-back */
 	uint64_t retry_exceeded;	/* requester: retry_cnt exhausted */
 	uint64_t rnr_retry_exceeded;	/* requester: rnr_retry exhausted */
 	uint64_t out_of_buffer;		/* responder: no receive WQE (RNR / UD drop) */

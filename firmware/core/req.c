@@ -1343,6 +1343,7 @@ static void cxfw_req_nak(struct cxfw_dev *dev, struct cxfw_qp *qp, struct cxfw_r
 		return;
 	}
 	if (CXIB_AETH_SYND_VALUE(synd) == CXIB_AETH_NAK_PSN_SEQ_ERR) {
+		cxfw_stat_add(dev, &dev->stats.packet_seq_err, 1);
 		if (r->retrying)
 			return;
 		if (!cxfw_req_retry(dev, qp))
@@ -1493,6 +1494,8 @@ void cxfw_req_rx(struct cxfw_dev *dev, struct cxfw_qp *qp, const struct cxfw_pkt
 		if (cxfw_req_psn_diff(p->psn, cxfw_req_psn_add(w->first_psn, w->npsn - 1)) > 0) {
 			/* beyond @w: coalesced ACK (SEND/WRITE) or implied NAK (READ/ATOMIC) */
 			if (w->rd_atomic) {
+				if (!r->retrying)	/* once a go-back, not per packet */
+					cxfw_stat_add(dev, &dev->stats.implied_nak_seq_err, 1);
 				if (!r->retrying && cxfw_req_retry(dev, qp)) {
 					r->retrying = true;
 					cxfw_req_go_back(qp, cxfw_req_psn_add(w->first_psn,

@@ -60,6 +60,8 @@ static void bump_stats(struct test_ctx *t, uint64_t n)
 	t->dev->stats.retry_exceeded += 7 * n;
 	t->dev->stats.remote_access_errors += 8 * n;
 	t->dev->stats.cq_overruns += 9 * n;
+	t->dev->stats.packet_seq_err += 10 * n;
+	t->dev->stats.implied_nak_seq_err += 11 * n;
 	/* statistics with no Q counter: must not show up anywhere */
 	t->dev->stats.pkts_sent += 1000 * n;
 	t->dev->stats.naks_received += 1000 * n;
@@ -79,6 +81,8 @@ static bool counters_are(const __be32 *out, uint32_t n)
 		{ CXIB_Q_COUNTER_REQ_TRANSPORT_RETRIES_EXCEEDED, 7 },
 		{ CXIB_Q_COUNTER_RESP_REMOTE_ACCESS_ERRORS, 8 },
 		{ CXIB_Q_COUNTER_CQ_OVERFLOW, 9 },
+		{ CXIB_Q_COUNTER_PACKET_SEQ_ERR, 10 },
+		{ CXIB_Q_COUNTER_IMPLIED_NAK_SEQ_ERR, 11 },
 	};
 	unsigned int dw, i;
 

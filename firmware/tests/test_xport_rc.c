@@ -169,6 +169,9 @@ TEST(xport_rc_lossy_5pct_drop_completes_exactly_once)
 		return;
 	CHECK(t->fk.cable->dropped[0] > 0 && t->fk.cable->dropped[1] > 0);
 	CHECK(sa.retransmits > 0);
+	/* requester A heard of the losses: NAK-PSN-sequence (some lost too), implied NAKs */
+	CHECK(sa.packet_seq_err > 0 && sa.packet_seq_err <= sb.out_of_sequence);
+	CHECK(sa.implied_nak_seq_err > 0);
 }
 
 TEST(xport_rc_lossy_duplication_completes_exactly_once)

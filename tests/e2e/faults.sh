@@ -12,15 +12,17 @@
 #       1 MiB, WRITE and READ of 4 KiB and 1 MiB, WRITE_WITH_IMM of 64 KiB, both atomics,
 #       SRQ; every byte compared, statuses exact) over links that lose 1 % / 5 %,
 #       duplicate and reorder 5 %, corrupt 2 % of the packets each way: everything arrives
-#       intact and once; the requesters' local ACK timeouts (hw_counters) show the
-#       retries, and a corrupted packet is dropped by the receiver's VCRC check (PMA
+#       intact and once; the requesters' hw_counters show the recoveries (local ACK
+#       timeouts, NAK-PSN-sequence errors, implied NAKs), and a corrupted packet is dropped by the receiver's VCRC check (PMA
 #       PortRcvErrors and SymbolErrorCounter move).  The two modules step through each
 #       case together over TCP, so neither side tears its QP down while the other still
 #       waits for an acknowledgement that the link lost (ibv_rc_pingpong has no such step
 #       at its end: when the link loses the last ACK, the peer has already gone and the
 #       retries end in retry exceeded).
 #   read-loss-5pct
-#       ib_read_bw over 5 % loss each way: READ responses lost and requested again.
+#       ib_read_bw over 5 % loss each way: READ requests and responses lost and requested
+#       again, seen by the requester as NAK-PSN-sequence errors, implied NAKs (a response
+#       beyond an unanswered READ) or local ACK timeouts (the last READ's).
 #   unplug
 #       the cable pulled out of node1: both ports leave ACTIVE; plugged in again, opensm
 #       makes them ACTIVE again and an RC pingpong passes.
@@ -75,8 +77,13 @@ faults_clear() {
 	faults_set "$1-clear" "$SRV clear" "$CLI clear"
 }
 
+# recovery: this node's requester recovery counters (RECOVERY), separated by spaces.
+RECOVERY=(local_ack_timeout_err packet_seq_err implied_nak_seq_err)
+recovery() { local n; for n in "${RECOVERY[@]}"; do printf '%s ' "$(hwc "$n")"; done; }
+
 # bad_cable CASE TIMEOUT SPECS -- CMD...: CMD (a pair) with the faults SPECS set on both
-# links ("loss 1%": each node's egress); the verdict of both tools, the retries seen.
+# links ("loss 1%": each node's egress); the verdict of both tools, the recoveries seen
+# (retries.txt: CASE and how far each RECOVERY counter moved).
 bad_cable() {
 	local c=$1 tmo=$2 specs=() t0 before after
 	shift 2
@@ -84,7 +91,7 @@ bad_cable() {
 	shift
 	port=$((port + 1))
 	e2e_wanted "$c" || return 0
-	before=$(hwc local_ack_timeout_err)
+	before=$(recovery)
 	if ! faults_set "$c" "${specs[@]}"; then
 		e2e_result "$c" FAIL "the host did not set the faults (output.log)" 0
 		faults_clear "$c"
@@ -94,16 +101,23 @@ bad_cable() {
 	e2e_pair "$c" "$tmo" "$@" -p "$port" -- "$@" -p "$port"
 	e2e_verdict_both "$c" $((SECONDS - t0))
 	faults_clear "$c"
-	after=$(hwc local_ack_timeout_err)
-	echo "$c: local_ack_timeout_err $before -> $after"
-	echo "$c $((after - before))" >>retries.txt
+	after=$(recovery)
+	echo "$c: ${RECOVERY[*]}: $before-> $after"
+	paste -d' ' <(tr ' ' '\n' <<<"$before") <(tr ' ' '\n' <<<"$after") |
+		awk -v c="$c" 'NF == 2 { d = d " " ($2 - $1) } END { print c d }' >>retries.txt
 }
 
-sum_retries() { # the local ACK timeouts both nodes counted in CASE
-	local mine peer
-	mine=$(awk -v c="$1" '$1 == c { print $2 }' retries.txt 2>/dev/null)
-	peer=$(awk -v c="$1" '$1 == c { print $2 }' "$PEERDIR/retries.txt" 2>/dev/null)
-	echo $((${mine:-0} + ${peer:-0}))
+# recovered CASE WHAT: the result CASE-retries, passed if the requesters of both nodes
+# counted at least one recovery in CASE; WHAT names them in the line.
+recovered() {
+	local n
+	e2e_wanted "$1" || return 0
+	read -r -a n < <(cat retries.txt "$PEERDIR/retries.txt" 2>/dev/null |
+		awk -v c="$1" '$1 == c { for (i = 2; i <= 4; i++) s[i] += $i }
+			END { printf "%d %d %d\n", s[2], s[3], s[4] }')
+	[ "$((n[0] + n[1] + n[2]))" -gt 0 ] && r=pass || r=FAIL
+	e2e_result "$1-retries" "$r" "$2: ${n[0]} local ACK timeouts, ${n[1]} NAK-PSN-sequence \
+errors, ${n[2]} implied NAKs" 0
 }
 
 # kv_side -p PORT: one run of kverbs.ko over the RC cases (KV_CASES) as this node's ROLE,
@@ -152,19 +166,20 @@ pp=(ibv_rc_pingpong -d "$DEV" -i 1 -c -s 65536)
 # the counters say what happened (both nodes have written their retries.txt by now)
 put_file bad-cable.done x
 wait_file "$PEERDIR/bad-cable.done" 120
-n=$(sum_retries rc-loss-5pct)
-[ "$n" -gt 0 ] && r=pass || r=FAIL
-e2e_result rc-loss-5pct-retries "$r" "$n local ACK timeouts on the requesters" 0
-n=$(sum_retries read-loss-5pct)
-[ "$n" -gt 0 ] && r=pass || r=FAIL
-e2e_result read-loss-5pct-retries "$r" "$n local ACK timeouts on the READ requester" 0
-if [ "$rcv_err1" -gt "$rcv_err0" ] && [ "$((sym1 - sym0))" = "$((rcv_err1 - rcv_err0))" ]; then
-	e2e_result rc-corrupt-counted pass \
-		"PortRcvErrors +$((rcv_err1 - rcv_err0)), SymbolErrorCounter +$((sym1 - sym0))" 0
-else
-	e2e_result rc-corrupt-counted FAIL \
-		"PortRcvErrors $rcv_err0 -> $rcv_err1, SymbolErrorCounter $sym0 -> $sym1" 0
-fi
+recovered rc-loss-5pct "the requesters"
+recovered read-loss-5pct "the READ requester"
+corrupt_counted() { # the receivers' PMA counted rc-corrupt's bad packets
+	e2e_wanted rc-corrupt || return 0
+	if [ "$rcv_err1" -gt "$rcv_err0" ] && [ "$((sym1 - sym0))" = "$((rcv_err1 - rcv_err0))" ]
+	then
+		e2e_result rc-corrupt-counted pass \
+			"PortRcvErrors +$((rcv_err1 - rcv_err0)), SymbolErrorCounter +$((sym1 - sym0))" 0
+	else
+		e2e_result rc-corrupt-counted FAIL \
+			"PortRcvErrors $rcv_err0 -> $rcv_err1, SymbolErrorCounter $sym0 -> $sym1" 0
+	fi
+}
+corrupt_counted
 
 # ---- the cable pulled out and plugged in again ----------------------------------------
 state() { cut -d' ' -f2 "$SYS/state"; }
