@@ -76,13 +76,19 @@ static void srq_geometry_test(struct kunit *test)
 			-EINVAL);
 }
 
-/* An SRQ of 2^log_size WQEs of 2^log_stride bytes in plain memory: no device, no DMA. */
+/*
+ * An SRQ of 2^log_size WQEs of 2^log_stride bytes in plain memory, of a device that exists
+ * only as a structure: no firmware, no DMA.
+ */
 static struct cxib_srq *fake_srq(struct kunit *test, u8 log_size, u8 log_stride)
 {
 	struct cxib_srq *srq = kunit_kzalloc(test, sizeof(*srq), GFP_KERNEL);
+	struct cxib_dev *dev = kunit_kzalloc(test, sizeof(*dev), GFP_KERNEL);
 	unsigned int i;
 
 	KUNIT_ASSERT_NOT_NULL(test, srq);
+	KUNIT_ASSERT_NOT_NULL(test, dev);
+	srq->ibsrq.device = &dev->ibdev;
 	srq->log_size = log_size;
 	srq->log_stride = log_stride;
 	srq->max_gs = (BIT(log_stride) - SRQ_NEXT_SEG_SIZE) / DSEG_SIZE;
@@ -217,6 +223,14 @@ static void srq_post_full_and_bad_requests_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, cxib_srq_free_wqe(srq, 4 + 0), 100);
 	KUNIT_EXPECT_EQ(test, wqe_next(srq, 1), 0);
 	KUNIT_EXPECT_EQ(test, srq->tail, 0);
+
+	/* a dead device takes nothing: the room stays, the doorbell record does not move */
+	set_bit(CXIB_DEV_DEAD, &to_cxib_dev(srq->ibsrq.device)->flags);
+	bad = NULL;
+	KUNIT_EXPECT_EQ(test, cxib_post_srq_recv(&srq->ibsrq, &wr[0], &bad), -EIO);
+	KUNIT_EXPECT_PTR_EQ(test, bad, &wr[0]);
+	KUNIT_EXPECT_EQ(test, dbr_counter(srq), 4);
+	KUNIT_EXPECT_EQ(test, srq->head, 1);
 }
 
 static void srq_event_type_test(struct kunit *test)

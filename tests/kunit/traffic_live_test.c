@@ -8,8 +8,9 @@
  * 1 B to 1 MiB, RDMA WRITE, WRITE_WITH_IMM, RDMA READ, both atomics, an SRQ with its limit
  * event, UD, UD multicast, fast registration with LOCAL_INV and SEND_WITH_INV, and the
  * error completions with their exact statuses (bad lkey, bad rkey, a write to a read-only
- * region, RNR retries exceeded, flush after an error), ib_drain_qp(), and a CQ overrun
- * reported to the CQ's event handler as IB_EVENT_CQ_ERR.  Data is compared byte for byte.
+ * region, RNR retries exceeded, flush after an error), ib_drain_qp() (also once the device
+ * is dead, when posts fail with -EIO), and a CQ overrun reported to the CQ's event handler
+ * as IB_EVENT_CQ_ERR.  Data is compared byte for byte.
  *
  * Like cxib_cq_live the suite leaves the function to cxib.ko and holds its ib_device.  A
  * port that is not ACTIVE (no cable, no plug) skips every case, saying so.
@@ -1282,6 +1283,51 @@ static void live_drain_qp(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, a.qp_state, IB_QPS_ERR);
 }
 
+/*
+ * Once the device is dead (marked so here; the firmware itself lives on), a post fails with
+ * -EIO and takes nothing, so a ULP fails the request at once; ib_drain_qp() still returns,
+ * every receive posted before the death flushed by the driver.
+ */
+static void live_dead_device_posts_fail_and_drain_returns(struct kunit *test)
+{
+	struct tl_ctx *c = test->priv;
+	struct kvh_drain_cqe d[2] = {};
+	struct ib_sge sge = { .addr = c->a.dma, .length = 64, .lkey = c->pd->local_dma_lkey };
+	struct ib_recv_wr rwr = { .sg_list = &sge, .num_sge = 1 };
+	struct ib_send_wr swr = { .opcode = IB_WR_SEND, .send_flags = IB_SEND_SIGNALED,
+				  .sg_list = &sge, .num_sge = 1 };
+	const struct ib_recv_wr *rbad = NULL;
+	const struct ib_send_wr *sbad = NULL;
+	struct ib_qp_init_attr ia;
+	struct ib_qp_attr a;
+	int i, err;
+
+	tl_pair(c, &tl_rc, &tl_rc);
+	for (i = 0; i < ARRAY_SIZE(d); i++) {
+		d[i].cqe.done = kvh_drain_done;
+		rwr.wr_cqe = &d[i].cqe;
+		err = ib_post_recv(c->qa.qp, &rwr, NULL);
+		KUNIT_ASSERT_EQ_MSG(test, err, 0, "ib_post_recv: %d", err);
+	}
+	/* no assertion until the device lives again: the later cases need it */
+	set_bit(CXIB_DEV_DEAD, &tl_dev->flags);
+	KUNIT_EXPECT_EQ(test, ib_post_send(c->qa.qp, &swr, &sbad), -EIO);
+	KUNIT_EXPECT_PTR_EQ(test, sbad, &swr);
+	rwr.wr_cqe = NULL;
+	KUNIT_EXPECT_EQ(test, ib_post_recv(c->qa.qp, &rwr, &rbad), -EIO);
+	KUNIT_EXPECT_PTR_EQ(test, rbad, &rwr);
+	ib_drain_qp(c->qa.qp);
+	err = ib_query_qp(c->qa.qp, &a, IB_QP_STATE, &ia);
+	clear_bit(CXIB_DEV_DEAD, &tl_dev->flags);
+	for (i = 0; i < ARRAY_SIZE(d); i++) {
+		KUNIT_EXPECT_EQ_MSG(test, d[i].done, 1, "receive %d completions", i);
+		KUNIT_EXPECT_EQ_MSG(test, d[i].status, IB_WC_WR_FLUSH_ERR, "receive %d status", i);
+	}
+	KUNIT_EXPECT_EQ(test, err, 0);
+	KUNIT_EXPECT_EQ(test, a.qp_state, IB_QPS_ERR);
+	tl_expect_empty(c, &c->qa, "A");
+}
+
 static void tl_cq_event(struct ib_event *ev, void *ctx)
 {
 	struct tl_ctx *c = ctx;
@@ -1374,6 +1420,7 @@ static struct kunit_case cxib_traffic_live_cases[] = {
 	KUNIT_CASE(live_err_rnr_retry),
 	KUNIT_CASE(live_err_flush),
 	KUNIT_CASE(live_drain_qp),
+	KUNIT_CASE(live_dead_device_posts_fail_and_drain_returns),
 	KUNIT_CASE(live_cq_overrun),
 	{}
 };

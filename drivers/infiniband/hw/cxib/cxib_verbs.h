@@ -541,6 +541,8 @@ int cxib_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 		   const struct ib_send_wr **bad_wr);
 int cxib_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
 		   const struct ib_recv_wr **bad_wr);
+void cxib_drain_sq(struct ib_qp *ibqp);
+void cxib_drain_rq(struct ib_qp *ibqp);
 #if IS_ENABLED(CONFIG_KUNIT)
 int cxib_wqe_build_send(const struct cxib_sq_params *p, const struct ib_send_wr *wr, u16 idx,
 			void *wqe, struct cxib_sq_ent *info);

@@ -105,8 +105,8 @@ static void cxib_srq_build_wqe(void *wqe, const struct ib_recv_wr *wr, u32 max_g
  *
  * Any context; does not sleep.
  *
- * Return: 0, -EINVAL (too many scatter entries) or -ENOMEM (the SRQ is full); the
- * requests before *@bad_wr are posted.
+ * Return: 0, -EINVAL (too many scatter entries), -ENOMEM (the SRQ is full) or -EIO (the
+ * device is dead); the requests before *@bad_wr are posted.
  */
 int cxib_post_srq_recv(struct ib_srq *ibsrq, const struct ib_recv_wr *wr,
 		       const struct ib_recv_wr **bad_wr)
@@ -119,6 +119,10 @@ int cxib_post_srq_recv(struct ib_srq *ibsrq, const struct ib_recv_wr *wr,
 	if (unlikely(srq->uq)) {	/* libmlx5 posts to a user SRQ itself */
 		*bad_wr = wr;
 		return -EINVAL;
+	}
+	if (unlikely(cxib_dev_dead(to_cxib_dev(ibsrq->device)))) {
+		*bad_wr = wr;
+		return -EIO;
 	}
 	spin_lock_irqsave(&srq->lock, flags);
 	for (nreq = 0; wr; nreq++, wr = wr->next) {

@@ -163,7 +163,7 @@ static int cxib_umr_post_wait(struct cxib_dev *dev, struct cxib_umr_wr *uw)
 	err = ib_post_send(umr->qp, &uw->wr, NULL);
 	if (err)
 		return err;
-	/* The device completes it, or a dead device's flush does (wr.c). */
+	/* The device completes it, or, should it die now, the software flush does (wr.c). */
 	wait_for_completion(&w.done);
 	if (w.status == IB_WC_SUCCESS)
 		return 0;

@@ -14,10 +14,13 @@
  * A receive WR becomes one RQ WQE of data segments, ended by a terminator entry when it
  * has fewer than fit; the receive counter in the doorbell record is all the device needs.
  *
- * Once the device is dead, WRs are still taken (and kept for the CQ's software flush, so
- * ib_drain_qp() completes) but no doorbell is rung; the CQs' completion handlers are
- * scheduled (cxib_cq_kick(), a work item: never from inside the post) so their consumers
- * poll the flush completions.
+ * Once the device is dead, posts fail with -EIO, as mlx5_ib's do (mlx5_ib_post_send()): a
+ * ULP fails the request at once (nvme-rdma: a path error) instead of waiting for a
+ * completion that will only come from a flush.  WRs taken before the death are kept for the
+ * CQ's software flush.  ib_drain_qp() still returns: cxib's drain_sq and drain_rq post
+ * their drain WR past the check, ring no doorbell for it, and schedule the CQ's completion
+ * handler (cxib_cq_kick(), a work item: never from inside the post) so that the consumer
+ * polls the flush completion.
  *
  * post_send and post_recv may be called from any context, also concurrently with each
  * other and with the CQ pollers; each queue has its spinlock.
@@ -524,19 +527,9 @@ static void cxib_sq_doorbell(struct cxib_dev *dev, struct cxib_qp *qp, const voi
 	spin_unlock_irqrestore(&dev->bf_lock, flags);
 }
 
-/**
- * cxib_post_send() - ib_device_ops.post_send
- * @ibqp: the QP
- * @wr: the chain of work requests
- * @bad_wr: set to the first WR not posted on failure
- *
- * Any context; does not sleep.
- *
- * Return: 0, -EINVAL for a WR the QP cannot take (or a QP not yet able to send), -ENOMEM
- * when the send queue is full.
- */
-int cxib_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
-		   const struct ib_send_wr **bad_wr)
+/* cxib_post_send(); @drain: a drain WR, taken also once the device is dead */
+static int cxib_sq_post(struct ib_qp *ibqp, const struct ib_send_wr *wr,
+			const struct ib_send_wr **bad_wr, bool drain)
 {
 	struct cxib_dev *dev = to_cxib_dev(ibqp->device);
 	struct cxib_qp *qp = to_cxib_qp(ibqp);
@@ -563,6 +556,10 @@ int cxib_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 	    state == IB_QPS_RESET || state == IB_QPS_INIT || state == IB_QPS_RTR) {
 		*bad_wr = wr;
 		return -EINVAL;
+	}
+	if (unlikely(dead && !drain)) {
+		*bad_wr = wr;
+		return -EIO;
 	}
 	spin_lock_irqsave(&sq->lock, flags);
 	/* again under the lock: cxib_destroy_qp() frees the ring once no post holds it */
@@ -606,6 +603,23 @@ int cxib_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 	return err;
 }
 
+/**
+ * cxib_post_send() - ib_device_ops.post_send
+ * @ibqp: the QP
+ * @wr: the chain of work requests
+ * @bad_wr: set to the first WR not posted on failure
+ *
+ * Any context; does not sleep.
+ *
+ * Return: 0, -EINVAL for a WR the QP cannot take (or a QP not yet able to send), -ENOMEM
+ * when the send queue is full, -EIO once the device is dead.
+ */
+int cxib_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
+		   const struct ib_send_wr **bad_wr)
+{
+	return cxib_sq_post(ibqp, wr, bad_wr, false);
+}
+
 /* ---- post_recv ----------------------------------------------------------------------------- */
 
 /**
@@ -635,19 +649,9 @@ VISIBLE_IF_KUNIT int cxib_wqe_build_recv(void *wqe, u32 max_gs, const struct ib_
 }
 EXPORT_SYMBOL_IF_KUNIT(cxib_wqe_build_recv);
 
-/**
- * cxib_post_recv() - ib_device_ops.post_recv
- * @ibqp: the QP
- * @wr: the chain of work requests
- * @bad_wr: set to the first WR not posted on failure
- *
- * Any context; does not sleep.
- *
- * Return: 0, -EINVAL for a WR with too many scatter entries (or a QP with an SRQ or in
- * RESET), -ENOMEM when the receive queue is full.
- */
-int cxib_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
-		   const struct ib_recv_wr **bad_wr)
+/* cxib_post_recv(); @drain: a drain WR, taken also once the device is dead */
+static int cxib_rq_post(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
+			const struct ib_recv_wr **bad_wr, bool drain)
 {
 	struct cxib_dev *dev = to_cxib_dev(ibqp->device);
 	struct cxib_qp *qp = to_cxib_qp(ibqp);
@@ -659,6 +663,10 @@ int cxib_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
 	if (unlikely(qp->uq) || qp->srq) {
 		*bad_wr = wr;
 		return -EINVAL;
+	}
+	if (unlikely(!drain && cxib_dev_dead(dev))) {
+		*bad_wr = wr;
+		return -EIO;
 	}
 	spin_lock_irqsave(&rq->lock, flags);
 	/* under the lock: cxib_destroy_qp() frees the ring once no post holds it */
@@ -696,4 +704,113 @@ int cxib_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
 	if (nreq && cxib_dev_dead(dev))
 		cxib_cq_kick(qp->recv_cq);
 	return err;
+}
+
+/**
+ * cxib_post_recv() - ib_device_ops.post_recv
+ * @ibqp: the QP
+ * @wr: the chain of work requests
+ * @bad_wr: set to the first WR not posted on failure
+ *
+ * Any context; does not sleep.
+ *
+ * Return: 0, -EINVAL for a WR with too many scatter entries (or a QP with an SRQ or in
+ * RESET), -ENOMEM when the receive queue is full, -EIO once the device is dead.
+ */
+int cxib_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
+		   const struct ib_recv_wr **bad_wr)
+{
+	return cxib_rq_post(ibqp, wr, bad_wr, false);
+}
+
+/* ---- draining (ib_device_ops.drain_sq, drain_rq) ------------------------------------------ */
+
+/* A drain WR: its completion, which is the last of its queue (the QP is in ERR). */
+struct cxib_drain {
+	struct ib_cqe cqe;
+	struct completion done;
+};
+
+static void cxib_drain_done(struct ib_cq *cq, struct ib_wc *wc)
+{
+	complete(&container_of(wc->wr_cqe, struct cxib_drain, cqe)->done);
+}
+
+/* Wait for the drain WR; a CQ with no completion handler (IB_POLL_DIRECT) is polled here. */
+static void cxib_drain_wait(struct ib_cq *cq, struct cxib_drain *d)
+{
+	if (cq->poll_ctx != IB_POLL_DIRECT) {
+		wait_for_completion(&d->done);
+		return;
+	}
+	while (!wait_for_completion_timeout(&d->done, HZ / 10))
+		ib_process_cq_direct(cq, -1);
+}
+
+/* Move the QP to ERR, which flushes what it holds; false if it did not go. */
+static bool cxib_drain_start(struct ib_qp *ibqp, const char *queue)
+{
+	struct ib_qp_attr attr = { .qp_state = IB_QPS_ERR };
+	int err = ib_modify_qp(ibqp, &attr, IB_QP_STATE);
+
+	if (err)
+		ibdev_warn(ibqp->device, "QP 0x%x: %s not drained: to ERR failed: %d\n",
+			   ibqp->qp_num, queue, err);
+	return !err;
+}
+
+/**
+ * cxib_drain_sq() - ib_device_ops.drain_sq
+ * @ibqp: a kernel RC or UC QP
+ *
+ * The QP goes to ERR and a signaled RDMA WRITE is posted behind everything outstanding;
+ * its flush completion means every earlier send WR has completed.  As ib_drain_sq(), but
+ * also once the device is dead, when ib_post_send() fails.  Process context; sleeps until
+ * the CQ's consumer has polled the drain completion.
+ */
+void cxib_drain_sq(struct ib_qp *ibqp)
+{
+	struct cxib_drain d = { .cqe.done = cxib_drain_done };
+	struct ib_rdma_wr wr = {
+		.wr = { .wr_cqe = &d.cqe, .opcode = IB_WR_RDMA_WRITE,
+			.send_flags = IB_SEND_SIGNALED },
+	};
+	const struct ib_send_wr *bad;
+	int err;
+
+	init_completion(&d.done);
+	if (!cxib_drain_start(ibqp, "send queue"))
+		return;
+	err = cxib_sq_post(ibqp, &wr.wr, &bad, true);
+	if (err) {
+		ibdev_warn(ibqp->device, "QP 0x%x: send queue not drained: %d\n", ibqp->qp_num,
+			   err);
+		return;
+	}
+	cxib_drain_wait(ibqp->send_cq, &d);
+}
+
+/**
+ * cxib_drain_rq() - ib_device_ops.drain_rq
+ * @ibqp: a kernel QP without an SRQ
+ *
+ * As cxib_drain_sq(), with a receive WR behind every outstanding receive.
+ */
+void cxib_drain_rq(struct ib_qp *ibqp)
+{
+	struct cxib_drain d = { .cqe.done = cxib_drain_done };
+	struct ib_recv_wr wr = { .wr_cqe = &d.cqe };
+	const struct ib_recv_wr *bad;
+	int err;
+
+	init_completion(&d.done);
+	if (!cxib_drain_start(ibqp, "receive queue"))
+		return;
+	err = cxib_rq_post(ibqp, &wr, &bad, true);
+	if (err) {
+		ibdev_warn(ibqp->device, "QP 0x%x: receive queue not drained: %d\n",
+			   ibqp->qp_num, err);
+		return;
+	}
+	cxib_drain_wait(ibqp->recv_cq, &d);
 }
