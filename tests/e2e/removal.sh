@@ -35,11 +35,9 @@
 # the model must report every page returned (cxlab checks its log after every job).
 #
 # E2E_REMOVAL=full runs the fifteen cases (make check-e2e-debug); by default the scenario
-# runs rmmod-perftest, unplug-nvme and fatal-perftest, each way once, with user and kernel
-# consumers (make check).  Not fatal-nvme by default: on 6.1 the recovery waits 60 s and
-# more for nvme-rdma to delete its controller, whose shutdown command, posted to the dead
-# device, completes only at the admin timeout (cxib accepts a post on a dead device and
-# flushes it; mlx5_ib fails it at once with -EIO).  E2E_CASES selects cases by name.
+# runs rmmod-perftest, unplug-nvme and fatal-nvme, each way once, with user and kernel
+# consumers (make check; user verbs under a fatal error are faults's "fatal" case).
+# E2E_CASES selects cases by name.
 set -u
 cd "$CXLAB_RESULTS" || exit 1
 # shellcheck source=lib.sh
@@ -63,7 +61,7 @@ if [ "${E2E_REMOVAL:-quick}" = full ]; then
 		for wl in perftest rping iperf3 nvme kverbs; do cases="$cases $way-$wl"; done
 	done
 else
-	cases="rmmod-perftest unplug-nvme fatal-perftest"
+	cases="rmmod-perftest unplug-nvme fatal-nvme"
 fi
 
 # kverbs: the module, its arguments (the RC cases, many rounds: it runs until stopped) and
