@@ -138,7 +138,7 @@ kv_side() {
 	grep -qE -- "$KV_OK_RE" <<<"$out"
 }
 export -f kv_side
-export KV_OK_RE=" summary passed=[1-9][0-9]* failed=0 skipped=0"
+export KV_OK_RE=" summary passed=[1-9][0-9]* failed=0 skipped=0$"
 export DEV E2E_SERVER_ADDR ROLE
 # Not fastreg_inv: its WRITE through the invalidated rkey ends in a remote access NAK that
 # moves the responder to the error state (IBTA vol 1 ch. 9.9); when the link loses that
