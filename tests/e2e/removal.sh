@@ -77,8 +77,10 @@ kv_end() {
 no_dstate() { ! ps -eo stat= | grep -q '^D'; }
 no_device() { [ -z "$(ls /sys/class/infiniband 2>/dev/null)" ]; }
 dev_back() { port_active "$SYS"; }
-# the kernel log since the case began (dm0: its line count then) says the recovery is done
-recovered() { dmesg | tail -n +$((dm0 + 1)) | grep -q 'recovery: device back'; }
+# the kernel log since the case began (from its line MARK on)
+since_mark() { dmesg | sed -n "/$MARK\$/,\$p"; }
+# ... says the recovery is done
+recovered() { since_mark | grep -q 'recovery: device back'; }
 
 take_away() { # take_away WAY: the device goes
 	case $1 in
@@ -145,8 +147,9 @@ client_start() { # client_start WORKLOAD: the workload's client, in the backgrou
 }
 
 client_case() { # client_case WAY WORKLOAD
-	local way=$1 wl=$2 t0 secs rc why='' dm0
-	dm0=$(dmesg | wc -l)
+	local way=$1 wl=$2 t0 secs rc why=''
+	MARK="removal: case $c begins"
+	echo "$MARK" >/dev/kmsg
 	ipoib_up 60 >/dev/null 2>&1
 	wait_file "$PEERDIR/$c.ready" 60
 	if [ "$wl" = nvme ] && { ! conn >"$c.conn" 2>&1 || ! wait_ns 1; }; then
@@ -184,7 +187,7 @@ client_case() { # client_case WAY WORKLOAD
 	echo "$wl ended with $?: $(e2e_lasterr "$c.out")"
 	[ "$wl" != kverbs ] || kv_end
 	no_dstate || why=${why:-"a task is in D state: $(ps -eo pid,stat,comm | awk '$2 ~ /^D/' | head -n 3 | tr '\n' ' ')"}
-	dmesg | tail -n +$((dm0 + 1)) >"$c.dmesg"
+	since_mark >"$c.dmesg"
 	if grep -q 'blocked for more than' "$c.dmesg"; then
 		why=${why:-"hung task: $(grep -m1 'blocked for more than' "$c.dmesg")"}
 	fi

@@ -109,7 +109,10 @@ def qemu_cmdline(paths: dict[str, Any], run: str, node: str, idx: int, n: int,
     rundir = os.path.join(run, node)
     mac = f"52:54:00:c0:00:{idx:02x}"
     guid = GUEST_GUID_BASE + idx
-    append = " ".join(["console=ttyS0", "quiet", "panic=-1", f"cxlab.init={INITS[init]}",
+    # log_buf_len: the whole boot's kernel log stays readable (the scenarios check all of
+    # it for reports, and a long one such as removal's full matrix outgrows the default)
+    append = " ".join(["console=ttyS0", "quiet", "panic=-1", "log_buf_len=8M",
+                       f"cxlab.init={INITS[init]}",
                        f"cxlab.node={node}", f"cxlab.index={idx}",
                        f"cxlab.driver={node_driver(driver, idx)}"]
                       # systemd's udev would rename eth0 (the init configures it by name)
