@@ -11,6 +11,7 @@
 
 #include <kunit/test.h>
 #include <linux/atomic.h>
+#include <linux/delay.h>
 #include <linux/dma-mapping.h>
 #include <linux/pci.h>
 #include <linux/slab.h>
@@ -235,6 +236,89 @@ static void live_concurrent_commands(struct kunit *test)
 	expect_slots_idle(test, dev);
 }
 
+struct cmd_live_fatal_worker {
+	struct work_struct work;
+	struct cxib_dev *dev;
+	atomic_t *done, *eio, *other;
+};
+
+/* NOPs until one fails; counts the ones that completed and how the last one failed. */
+static void cmd_live_fatal_fn(struct work_struct *work)
+{
+	struct cmd_live_fatal_worker *w = container_of(work, struct cmd_live_fatal_worker, work);
+	int err;
+
+	for (;;) {
+		err = cxib_cmd_nop(w->dev);
+		if (err)
+			break;
+		atomic_inc(w->done);
+	}
+	atomic_inc(err == -EIO ? w->eio : w->other);
+}
+
+static unsigned int cmd_live_stale(struct cxib_dev *dev)
+{
+	unsigned int slot, n = 0;
+
+	for (slot = 0; slot < dev->cmdq.nslots; slot++)
+		n += READ_ONCE(dev->cmdq.slots[slot].stale);
+	return n;
+}
+
+/*
+ * The device dies while commands are in flight (what cxib_dev_fatal() does to the command
+ * interface: the dead flag, then every waiter woken): each submitter gets -EIO at once
+ * instead of waiting out its timeout.  A command the firmware still held keeps its slot
+ * and mailboxes until the firmware gives the entry back; then the slot is free again.
+ */
+static void live_fatal_during_commands(struct kunit *test)
+{
+	struct cxib_dev *dev = test->priv;
+	atomic_t done = ATOMIC_INIT(0), eio = ATOMIC_INIT(0), other = ATOMIC_INIT(0);
+	struct cmd_live_fatal_worker *w;
+	struct workqueue_struct *wq;
+	unsigned long t0, took;
+	unsigned int i;
+
+	w = kunit_kcalloc(test, CMD_LIVE_WORKERS, sizeof(*w), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, w);
+	wq = alloc_workqueue("cxib_kunit_fatal", WQ_UNBOUND, CMD_LIVE_WORKERS);
+	KUNIT_ASSERT_NOT_NULL(test, wq);
+	for (i = 0; i < CMD_LIVE_WORKERS; i++) {
+		INIT_WORK(&w[i].work, cmd_live_fatal_fn);
+		w[i].dev = dev;
+		w[i].done = &done;
+		w[i].eio = &eio;
+		w[i].other = &other;
+		queue_work(wq, &w[i].work);
+	}
+	/* until every worker has had its commands answered a few times */
+	for (i = 0; i < 250 && atomic_read(&done) < 4 * CMD_LIVE_WORKERS; i++)
+		msleep(20);
+	t0 = jiffies;
+	set_bit(CXIB_DEV_DEAD, &dev->flags);
+	cxib_cmd_abort_all(dev);
+	destroy_workqueue(wq);	/* waits for the workers */
+	took = jiffies - t0;
+	clear_bit(CXIB_DEV_DEAD, &dev->flags);
+
+	kunit_info(test, "%d NOPs before the death, workers out %u ms after it, %u in flight\n",
+		   atomic_read(&done), jiffies_to_msecs(took), cmd_live_stale(dev));
+	KUNIT_EXPECT_GE(test, atomic_read(&done), 4 * CMD_LIVE_WORKERS);
+	KUNIT_EXPECT_EQ(test, atomic_read(&eio), CMD_LIVE_WORKERS);
+	KUNIT_EXPECT_EQ(test, atomic_read(&other), 0);
+	/* nobody waited for the command timeout */
+	KUNIT_EXPECT_LT(test, jiffies_to_msecs(took), CMD_LIVE_TIMEOUT_MS / 2);
+	/* the firmware gives the abandoned entries back; a command reaps them */
+	for (i = 0; i < 50 && cmd_live_stale(dev); i++) {
+		msleep(20);
+		KUNIT_EXPECT_EQ(test, cxib_cmd_nop(dev), 0);
+	}
+	KUNIT_EXPECT_EQ(test, cxib_cmd_nop(dev), 0);
+	expect_slots_idle(test, dev);
+}
+
 /*
  * A dead device sends nothing to the firmware: the commands that give something back
  * (destroy, deallocate, detach, to RESET) report success with a zeroed output, so a teardown
@@ -317,6 +401,7 @@ static struct kunit_case cxib_cmd_live_cases[] = {
 	KUNIT_CASE(live_mailbox_commands),
 	KUNIT_CASE(live_concurrent_commands),
 	KUNIT_CASE(live_dead_device_releases_succeed),
+	KUNIT_CASE(live_fatal_during_commands),
 	KUNIT_CASE(live_bringup_accounts_pages),
 	{}
 };

@@ -9,8 +9,8 @@
  * event, UD, UD multicast, fast registration with LOCAL_INV and SEND_WITH_INV, and the
  * error completions with their exact statuses (bad lkey, bad rkey, a write to a read-only
  * region, RNR retries exceeded, flush after an error), ib_drain_qp() (also once the device
- * is dead, when posts fail with -EIO), and a CQ overrun reported to the CQ's event handler
- * as IB_EVENT_CQ_ERR.  Data is compared byte for byte.
+ * is dead, when posts and creates fail with -EIO), and a CQ overrun reported to the CQ's
+ * event handler as IB_EVENT_CQ_ERR.  Data is compared byte for byte.
  *
  * Like cxib_cq_live the suite leaves the function to cxib.ko and holds its ib_device.  A
  * port that is not ACTIVE (no cable, no plug) skips every case, saying so.
@@ -1328,6 +1328,75 @@ static void live_dead_device_posts_fail_and_drain_returns(struct kunit *test)
 	tl_expect_empty(c, &c->qa, "A");
 }
 
+static unsigned long tl_xa_count(struct xarray *xa)
+{
+	unsigned long idx, n = 0;
+	void *entry;
+
+	xa_for_each(xa, idx, entry)
+		n++;
+	return n;
+}
+
+/*
+ * Once the device is dead, creating a CQ, QP, SRQ or MR fails with -EIO and leaves nothing
+ * behind (create unwinds what it had allocated before its command failed); once it lives
+ * again the same creates work.
+ */
+static void live_dead_device_creates_fail_cleanly(struct kunit *test)
+{
+	struct tl_ctx *c = test->priv;
+	struct ib_srq_init_attr sa = { .attr = { .max_wr = 4, .max_sge = 1 } };
+	struct ib_qp_init_attr ia = {
+		.qp_type = IB_QPT_RC, .sq_sig_type = IB_SIGNAL_REQ_WR,
+		.cap = { .max_send_wr = 4, .max_recv_wr = 4, .max_send_sge = 1,
+			 .max_recv_sge = 1 },
+	};
+	unsigned long ncq, nqp, nsrq;
+	struct ib_srq *srq;
+	struct ib_cq *cq;
+	struct ib_qp *qp;
+	struct ib_mr *mr;
+
+	tl_q_create(c, &c->qa, &tl_rc);
+	ia.send_cq = c->qa.cq;
+	ia.recv_cq = c->qa.cq;
+	ncq = tl_xa_count(&tl_dev->cqs);
+	nqp = tl_xa_count(&tl_dev->qps);
+	nsrq = tl_xa_count(&tl_dev->srqs);
+
+	/* no assertion until the device lives again: the later cases need it */
+	set_bit(CXIB_DEV_DEAD, &tl_dev->flags);
+	cq = ib_alloc_cq(c->dev, NULL, 8, 0, IB_POLL_DIRECT);
+	qp = ib_create_qp(c->pd, &ia);
+	srq = ib_create_srq(c->pd, &sa);
+	mr = ib_alloc_mr(c->pd, IB_MR_TYPE_MEM_REG, 4);
+	clear_bit(CXIB_DEV_DEAD, &tl_dev->flags);
+
+	KUNIT_EXPECT_EQ(test, PTR_ERR_OR_ZERO(cq), -EIO);
+	KUNIT_EXPECT_EQ(test, PTR_ERR_OR_ZERO(qp), -EIO);
+	KUNIT_EXPECT_EQ(test, PTR_ERR_OR_ZERO(srq), -EIO);
+	KUNIT_EXPECT_EQ(test, PTR_ERR_OR_ZERO(mr), -EIO);
+	if (!IS_ERR(cq))
+		ib_free_cq(cq);
+	if (!IS_ERR(qp))
+		ib_destroy_qp(qp);
+	if (!IS_ERR(srq))
+		ib_destroy_srq(srq);
+	if (!IS_ERR(mr))
+		ib_dereg_mr(mr);
+	KUNIT_EXPECT_EQ(test, tl_xa_count(&tl_dev->cqs), ncq);
+	KUNIT_EXPECT_EQ(test, tl_xa_count(&tl_dev->qps), nqp);
+	KUNIT_EXPECT_EQ(test, tl_xa_count(&tl_dev->srqs), nsrq);
+
+	qp = ib_create_qp(c->pd, &ia);
+	KUNIT_EXPECT_FALSE_MSG(test, IS_ERR(qp), "ib_create_qp alive again: %ld", PTR_ERR(qp));
+	if (!IS_ERR(qp)) {
+		KUNIT_EXPECT_EQ(test, tl_xa_count(&tl_dev->qps), nqp + 1);
+		ib_destroy_qp(qp);
+	}
+}
+
 static void tl_cq_event(struct ib_event *ev, void *ctx)
 {
 	struct tl_ctx *c = ctx;
@@ -1421,6 +1490,7 @@ static struct kunit_case cxib_traffic_live_cases[] = {
 	KUNIT_CASE(live_err_flush),
 	KUNIT_CASE(live_drain_qp),
 	KUNIT_CASE(live_dead_device_posts_fail_and_drain_returns),
+	KUNIT_CASE(live_dead_device_creates_fail_cleanly),
 	KUNIT_CASE(live_cq_overrun),
 	{}
 };

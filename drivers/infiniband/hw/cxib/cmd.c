@@ -701,6 +701,7 @@ void cxib_cmd_abort_all(struct cxib_dev *dev)
 	for (slot = 0; slot < cmdq->nslots; slot++)
 		complete(&cmdq->slots[slot].done);
 }
+EXPORT_SYMBOL_IF_KUNIT(cxib_cmd_abort_all);
 
 /**
  * cxib_cmd_use_events() - switch between completion by event and by polling
