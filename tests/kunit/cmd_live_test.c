@@ -267,10 +267,12 @@ static unsigned int cmd_live_stale(struct cxib_dev *dev)
 }
 
 /*
- * The device dies while commands are in flight (what cxib_dev_fatal() does to the command
- * interface: the dead flag, then every waiter woken): each submitter gets -EIO at once
- * instead of waiting out its timeout.  A command the firmware still held keeps its slot
- * and mailboxes until the firmware gives the entry back; then the slot is free again.
+ * The device dies while commands are being submitted (what cxib_dev_fatal() does to the
+ * command interface: the dead flag, then every waiter woken): each submitter ends with
+ * -EIO at once instead of waiting out its timeout, and the queue is whole afterwards.  A
+ * command abandoned while the firmware still held it would keep its slot and mailboxes
+ * until the firmware gives the entry back (the log line counts them); the model mostly
+ * answers before the waiter looks again, so that path is seldom taken here.
  */
 static void live_fatal_during_commands(struct kunit *test)
 {
