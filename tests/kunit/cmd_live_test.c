@@ -196,29 +196,42 @@ static void live_mailbox_commands(struct kunit *test)
 	expect_slots_idle(test, dev);
 }
 
+/* What the workers' NOPs came to. */
+struct cmd_live_counts {
+	atomic_t done, eio, other;
+};
+
 struct cmd_live_worker {
 	struct work_struct work;
 	struct cxib_dev *dev;
-	atomic_t *failed;
+	unsigned int nops;		/* NOPs to run; 0: until one fails */
+	struct cmd_live_counts *counts;
 };
 
 static void cmd_live_worker_fn(struct work_struct *work)
 {
 	struct cmd_live_worker *w = container_of(work, struct cmd_live_worker, work);
 	unsigned int i;
+	int err;
 
-	for (i = 0; i < CMD_LIVE_WORKER_NOPS; i++)
-		if (cxib_cmd_nop(w->dev))
-			atomic_inc(w->failed);
+	for (i = 0; !w->nops || i < w->nops; i++) {
+		err = cxib_cmd_nop(w->dev);
+		if (!err) {
+			atomic_inc(&w->counts->done);
+			continue;
+		}
+		atomic_inc(err == -EIO ? &w->counts->eio : &w->counts->other);
+		if (!w->nops)
+			break;
+	}
 }
 
-/* Commands from several threads at once share the slots; every one completes. */
-static void live_concurrent_commands(struct kunit *test)
+/* CMD_LIVE_WORKERS workers of @nops NOPs each, on a queue of their own, started. */
+static struct workqueue_struct *cmd_live_start(struct kunit *test, unsigned int nops,
+					       struct cmd_live_counts *counts)
 {
-	struct cxib_dev *dev = test->priv;
 	struct cmd_live_worker *w;
 	struct workqueue_struct *wq;
-	atomic_t failed = ATOMIC_INIT(0);
 	unsigned int i;
 
 	w = kunit_kcalloc(test, CMD_LIVE_WORKERS, sizeof(*w), GFP_KERNEL);
@@ -227,34 +240,24 @@ static void live_concurrent_commands(struct kunit *test)
 	KUNIT_ASSERT_NOT_NULL(test, wq);
 	for (i = 0; i < CMD_LIVE_WORKERS; i++) {
 		INIT_WORK(&w[i].work, cmd_live_worker_fn);
-		w[i].dev = dev;
-		w[i].failed = &failed;
+		w[i].dev = test->priv;
+		w[i].nops = nops;
+		w[i].counts = counts;
 		queue_work(wq, &w[i].work);
 	}
-	destroy_workqueue(wq);	/* waits for the workers */
-	KUNIT_EXPECT_EQ(test, atomic_read(&failed), 0);
-	expect_slots_idle(test, dev);
+	return wq;
 }
 
-struct cmd_live_fatal_worker {
-	struct work_struct work;
-	struct cxib_dev *dev;
-	atomic_t *done, *eio, *other;
-};
-
-/* NOPs until one fails; counts the ones that completed and how the last one failed. */
-static void cmd_live_fatal_fn(struct work_struct *work)
+/* Commands from several threads at once share the slots; every one completes. */
+static void live_concurrent_commands(struct kunit *test)
 {
-	struct cmd_live_fatal_worker *w = container_of(work, struct cmd_live_fatal_worker, work);
-	int err;
+	struct cxib_dev *dev = test->priv;
+	struct cmd_live_counts n = {};
 
-	for (;;) {
-		err = cxib_cmd_nop(w->dev);
-		if (err)
-			break;
-		atomic_inc(w->done);
-	}
-	atomic_inc(err == -EIO ? w->eio : w->other);
+	destroy_workqueue(cmd_live_start(test, CMD_LIVE_WORKER_NOPS, &n));	/* waits */
+	KUNIT_EXPECT_EQ(test, atomic_read(&n.done), CMD_LIVE_WORKERS * CMD_LIVE_WORKER_NOPS);
+	KUNIT_EXPECT_EQ(test, atomic_read(&n.eio) + atomic_read(&n.other), 0);
+	expect_slots_idle(test, dev);
 }
 
 static unsigned int cmd_live_stale(struct cxib_dev *dev)
@@ -277,26 +280,14 @@ static unsigned int cmd_live_stale(struct cxib_dev *dev)
 static void live_fatal_during_commands(struct kunit *test)
 {
 	struct cxib_dev *dev = test->priv;
-	atomic_t done = ATOMIC_INIT(0), eio = ATOMIC_INIT(0), other = ATOMIC_INIT(0);
-	struct cmd_live_fatal_worker *w;
+	struct cmd_live_counts n = {};
 	struct workqueue_struct *wq;
 	unsigned long t0, took;
 	unsigned int i;
 
-	w = kunit_kcalloc(test, CMD_LIVE_WORKERS, sizeof(*w), GFP_KERNEL);
-	KUNIT_ASSERT_NOT_NULL(test, w);
-	wq = alloc_workqueue("cxib_kunit_fatal", WQ_UNBOUND, CMD_LIVE_WORKERS);
-	KUNIT_ASSERT_NOT_NULL(test, wq);
-	for (i = 0; i < CMD_LIVE_WORKERS; i++) {
-		INIT_WORK(&w[i].work, cmd_live_fatal_fn);
-		w[i].dev = dev;
-		w[i].done = &done;
-		w[i].eio = &eio;
-		w[i].other = &other;
-		queue_work(wq, &w[i].work);
-	}
+	wq = cmd_live_start(test, 0, &n);
 	/* until every worker has had its commands answered a few times */
-	for (i = 0; i < 250 && atomic_read(&done) < 4 * CMD_LIVE_WORKERS; i++)
+	for (i = 0; i < 250 && atomic_read(&n.done) < 4 * CMD_LIVE_WORKERS; i++)
 		msleep(20);
 	t0 = jiffies;
 	set_bit(CXIB_DEV_DEAD, &dev->flags);
@@ -306,10 +297,10 @@ static void live_fatal_during_commands(struct kunit *test)
 	clear_bit(CXIB_DEV_DEAD, &dev->flags);
 
 	kunit_info(test, "%d NOPs before the death, workers out %u ms after it, %u in flight\n",
-		   atomic_read(&done), jiffies_to_msecs(took), cmd_live_stale(dev));
-	KUNIT_EXPECT_GE(test, atomic_read(&done), 4 * CMD_LIVE_WORKERS);
-	KUNIT_EXPECT_EQ(test, atomic_read(&eio), CMD_LIVE_WORKERS);
-	KUNIT_EXPECT_EQ(test, atomic_read(&other), 0);
+		   atomic_read(&n.done), jiffies_to_msecs(took), cmd_live_stale(dev));
+	KUNIT_EXPECT_GE(test, atomic_read(&n.done), 4 * CMD_LIVE_WORKERS);
+	KUNIT_EXPECT_EQ(test, atomic_read(&n.eio), CMD_LIVE_WORKERS);
+	KUNIT_EXPECT_EQ(test, atomic_read(&n.other), 0);
 	/* nobody waited for the command timeout */
 	KUNIT_EXPECT_LT(test, jiffies_to_msecs(took), CMD_LIVE_TIMEOUT_MS / 2);
 	/* the firmware gives the abandoned entries back; a command reaps them */
