@@ -76,13 +76,14 @@ check-e2e-61: check-qemu
 # Debian's kernel), sm_failover and sm_partition (opensm's behaviour; sm covers cxib's
 # SMA).  removal runs its full matrix here (E2E_REMOVAL=full); ipoib's floor of data moved
 # per iperf3 run is 100 kB (E2E_IPOIB_MIN_BYTES) and every scenario has four times its own
-# timeout: KASAN guests beside other labs run several times slower.
+# timeout, and the guests 900 s to boot (60 s on an idle machine, over 300 s beside a make
+# check): KASAN guests beside other labs run several times slower.
 E2E_DEBUG_SCENARIOS ?= smoke bringup sm kverbs uverbs_neg uverbs_abuse ipoib rdma_cm \
 	nvmeof nvmeof_fail faults removal
 check-e2e-debug: check-qemu
 	@mkdir -p $(TOP)/build/check
 	E2E_REMOVAL=full E2E_IPOIB_MIN_BYTES=100000 CXLAB_DIR=$(CXIB_CACHE)/lab-debug \
-		$(CXLAB) run $(E2E_DEBUG_SCENARIOS) --kernel debug --timeout-scale 4 \
+		$(CXLAB) run $(E2E_DEBUG_SCENARIOS) --kernel debug --timeout-scale 4 --boot-timeout 900 \
 		--json $(TOP)/build/check/e2e-debug.json
 
 # make check: both kernels' labs side by side, each in its own lab directory.  A lab's
