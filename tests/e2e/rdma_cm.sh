@@ -25,6 +25,14 @@ check "ping $PEER_IP over ib0" ping -c 2 -W 5 "$PEER_IP"
 # until it is stopped (then only the client's status counts and the server must still be
 # running); "nolisten", a server that does not listen (it gets 3 s to set itself up).
 listening() { rdma res show cm_id 2>/dev/null | grep -c 'state LISTEN'; }
+# the IB CM's message counters ("cxib_0/ports/1/cm_rx_msgs/req 3"), kept with a failed
+# case: which MADs each side sent and saw says where a connection stopped
+cm_counters() {
+	local f
+	for f in /sys/class/infiniband/*/ports/*/cm_*/*; do
+		[ -f "$f" ] && printf '%s %s\n' "${f#/sys/class/infiniband/}" "$(cat "$f")"
+	done
+}
 more_listening() { [ "$(listening)" -gt "$1" ]; }
 pair() {
 	local name=$1 scmd=$2 ccmd=$3 flags=${4:-} rc pid n0 try
@@ -52,7 +60,7 @@ pair() {
 			rc=$?
 			check "$name (server: $scmd, rc $rc)" test $rc = 0
 		fi
-		[ $rc = 0 ] || tail -n 5 "$name.srv.txt"
+		[ $rc = 0 ] || { tail -n 5 "$name.srv.txt"; cm_counters >"$name.srv.cm.txt"; }
 		touch "$name.done"
 	else
 		wait_file "$PEERDIR/$name.ready" 120
@@ -67,12 +75,13 @@ pair() {
 				break
 			fi
 			mv "$name.txt" "$name.try$try.txt"
+			cm_counters >"$name.try$try.cm.txt"
 			echo "     $name: try $try rejected, no listener yet (REJ reason 8): again"
 			sleep 1
 		done
 		put_file "$name.rc" "$rc"
 		check "$name (client: $ccmd, rc $rc)" test $rc = 0
-		[ $rc = 0 ] || tail -n 5 "$name.txt"
+		[ $rc = 0 ] || { tail -n 5 "$name.txt"; cm_counters >"$name.cm.txt"; }
 		wait_file "$PEERDIR/$name.done" 60
 	fi
 }
