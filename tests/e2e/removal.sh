@@ -146,12 +146,25 @@ client_start() { # client_start WORKLOAD: the workload's client, in the backgrou
 	PID=$!
 }
 
+# the namespace has completed writes: fio runs on the block device (a slow guest may take
+# seconds to get there, and fio given a path that is no longer a block device would lay out
+# a file of that name instead)
+ns_writing() {
+	local b n
+	b=$(ns_dev 1)
+	[ -n "$b" ] || return 1
+	n=$(awk '{ print $5 }' "/sys/block/${b#/dev/}/stat" 2>/dev/null)
+	[ "${n:-0}" -gt 0 ]
+}
+
 client_case() { # client_case WAY WORKLOAD
 	local way=$1 wl=$2 t0 secs rc why=''
 	MARK="removal: case $c begins"
 	echo "$MARK" >/dev/kmsg
 	ipoib_up 60 >/dev/null 2>&1
 	wait_file "$PEERDIR/$c.ready" 60
+	# a regular file where a namespace's node belongs (an earlier fio's, above) hides it
+	[ "$wl" != nvme ] || find /dev -maxdepth 1 -name 'nvme*' -type f -delete
 	if [ "$wl" = nvme ] && { ! conn >"$c.conn" 2>&1 || ! wait_ns 1; }; then
 		e2e_result "$c" FAIL "nvme connect: $(e2e_lasterr "$c.conn")" 0
 		put_file "$c.removed" x
@@ -159,6 +172,7 @@ client_case() { # client_case WAY WORKLOAD
 	fi
 	client_start "$wl"
 	sleep 4
+	[ "$wl" != nvme ] || wait_for 60 ns_writing
 	if ! kill -0 "$PID" 2>/dev/null; then
 		wait "$PID"
 		e2e_result "$c" FAIL "the workload ended (rc $?) before the removal: $(e2e_lasterr "$c.out")" 0
