@@ -13,7 +13,6 @@
  */
 
 #include <kunit/visibility.h>
-#include <linux/delay.h>
 #include <linux/io.h>
 #include <linux/kernel.h>
 #include <linux/log2.h>
@@ -287,69 +286,6 @@ void cxib_cq_kick_all(struct cxib_dev *dev)
 			cxib_cq_kick(cq);
 		cxib_obj_put(&cq->ref);
 	}
-}
-
-/* A kernel QP whose consumer has not polled yet every WR it had posted (or its flush). */
-static bool cxib_qp_unpolled(const struct cxib_qp *qp)
-{
-	if (qp->uq)
-		return false;
-	return READ_ONCE(qp->sq.tail) != READ_ONCE(qp->sq.head) ||
-	       (!qp->srq && READ_ONCE(qp->rq.tail) != READ_ONCE(qp->rq.head));
-}
-
-static bool cxib_qps_unpolled(struct cxib_dev *dev)
-{
-	struct cxib_qp *qp;
-	unsigned long qpn;
-	bool unpolled = false;
-
-	xa_for_each(&dev->qps, qpn, qp) {
-		qp = cxib_obj_get(&dev->qps, qpn, struct cxib_qp);
-		if (!qp)
-			continue;	/* destroyed meanwhile */
-		unpolled = cxib_qp_unpolled(qp);
-		cxib_obj_put(&qp->ref);
-		if (unpolled)
-			break;
-	}
-	return unpolled;
-}
-
-/**
- * cxib_cq_flush_wait() - give the kernel consumers of a dead device time to see the flush
- * @dev: the device, marked dead, its CQs kicked (cxib_cq_kick_all())
- * @timeout_ms: the longest wait
- *
- * Waits until every kick has run and every kernel QP's consumer has polled all its WRs
- * back, or @timeout_ms has passed (a consumer that polls only when it wants to, an
- * IB_POLL_DIRECT CQ, is not waited for longer).  Recovery calls it before the device is
- * unregistered: a ULP that sees its WRs flushed while the device is still there starts
- * its own error handling (nvme-rdma: error recovery, which fails the I/O in flight at
- * once), where one that learns of it only from the removal waits for its I/O timeout.
- * Process context.
- *
- * Return: true if every consumer had polled in time.
- */
-bool cxib_cq_flush_wait(struct cxib_dev *dev, unsigned int timeout_ms)
-{
-	unsigned long end = jiffies + msecs_to_jiffies(timeout_ms);
-	struct cxib_cq *cq;
-	unsigned long cqn;
-
-	xa_for_each(&dev->cqs, cqn, cq) {
-		cq = cxib_obj_get(&dev->cqs, cqn, struct cxib_cq);
-		if (!cq)
-			continue;
-		flush_work(&cq->kick_work);
-		cxib_obj_put(&cq->ref);
-	}
-	while (cxib_qps_unpolled(dev)) {
-		if (time_after(jiffies, end))
-			return false;
-		msleep(20);
-	}
-	return true;
 }
 
 /**

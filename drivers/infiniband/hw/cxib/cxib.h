@@ -288,8 +288,6 @@ int cxib_port_event_type(u8 sub_type);
 #define CXIB_HEALTH_POLL_MS		2000
 /* A function failing again this soon after its recovery is left dead (mlx5: 60 s for a PF). */
 #define CXIB_RECOVERY_GRACE_MS		60000
-/* How long recovery waits for kernel consumers to poll their flushed WRs. */
-#define CXIB_RECOVERY_FLUSH_WAIT_MS	1000
 /* Polls without the health counter moving before the firmware counts as stuck. */
 #define CXIB_HEALTH_STUCK_POLLS		3
 

@@ -264,7 +264,6 @@ void cxib_cq_error_event(struct cxib_dev *dev, u32 cqn, u8 syndrome);
 void cxib_cq_clean_locked(struct cxib_cq *cq, u32 qpn, struct cxib_srq *srq);
 void cxib_cq_kick(struct cxib_cq *cq);
 void cxib_cq_kick_all(struct cxib_dev *dev);
-bool cxib_cq_flush_wait(struct cxib_dev *dev, unsigned int timeout_ms);
 int cxib_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 		   CXIB_CREATE_CQ_ARG *arg);
 int cxib_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata);

@@ -380,9 +380,6 @@ void cxib_recover(struct cxib_dev *dev)
 	r = xchg(&dev->recovery, NULL);		/* the work owns it from here */
 	if (!r)
 		return;
-	if (!cxib_cq_flush_wait(dev, CXIB_RECOVERY_FLUSH_WAIT_MS))
-		dev_dbg(&pdev->dev, "recovery: not every kernel consumer polled its flush in %u ms\n",
-			CXIB_RECOVERY_FLUSH_WAIT_MS);
 	INIT_WORK(&r->work, cxib_recovery_work);
 	r->pdev = pci_dev_get(pdev);
 	queue_work(cxib_recovery_wq, &r->work);
